@@ -1,0 +1,248 @@
+#include "preload/collector.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "preload/clock.h"
+#include "preload/config.h"
+#include "preload/log.h"
+#include "preload/module_tracker.h"
+#include "preload/process_info.h"
+#include "preload/recorder.h"
+#include "preload/stack_table.h"
+#include "preload/thread_state.h"
+#include "trace/writer.h"
+
+namespace syncscope::preload {
+namespace {
+
+// All collector state lives in one object so a forked child can rebuild it
+// from scratch (the parent's mutex and condition variable may have been held
+// by the collector thread, which does not exist in the child).
+struct Collector {
+  std::mutex mutex;  // held while draining; fork waits for a drain to finish
+  std::condition_variable wake;
+  bool stop = false;
+  pthread_t thread{};
+  bool thread_running = false;
+  TraceWriter writer;
+  TickConverter clock;
+  ModuleTracker modules;
+  uint32_t stack_cursor = 0;
+  uint64_t events_written = 0;
+  uint64_t drops_from_freed_rings = 0;
+  std::vector<Event> scratch;
+};
+
+alignas(Collector) unsigned char g_storage[sizeof(Collector)];
+Collector* g_collector = nullptr;
+std::atomic<int> g_state{0};  // 0 not started, 1 starting/running, 2 shut down
+uint64_t g_start_monotonic_ns = 0;
+uint64_t g_start_realtime_ns = 0;
+
+std::string thread_name(uint32_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  char buffer[64] = {};
+  ssize_t n = read(fd, buffer, sizeof(buffer) - 1);
+  close(fd);
+  std::string name(buffer, n > 0 ? static_cast<size_t>(n) : 0);
+  while (!name.empty() && name.back() == '\n') name.pop_back();
+  return name;
+}
+
+// Moves everything the rings hold into the writer's buffer. Called with the
+// collector mutex held.
+void drain(Collector& c) {
+  c.clock.refine();
+  ThreadState* prev = nullptr;
+  ThreadState* state = registry_head();
+  while (state != nullptr) {
+    ThreadState* next = state->next;
+    bool exited = state->exited.load(std::memory_order_acquire);
+    if (!state->name_written) {
+      c.writer.add_thread(state->tid, thread_name(state->tid));
+      state->name_written = true;
+    }
+    size_t n;
+    while ((n = state->ring.pop(c.scratch.data(), c.scratch.size())) > 0) {
+      for (size_t i = 0; i < n; ++i) {
+        Event& e = c.scratch[i];
+        e.start_ns = c.clock.to_ns(e.start_ns);
+        e.end_ns = c.clock.to_ns(e.end_ns);
+      }
+      c.writer.add_events(c.scratch.data(), n);
+      c.events_written += n;
+    }
+    uint64_t dropped = state->ring.dropped();
+    if (dropped != state->drops_reported) {
+      c.writer.add_drops(state->tid, dropped);
+      state->drops_reported = dropped;
+    }
+    if (exited && prev != nullptr) {
+      // Nothing can be pushed any more; its drops live on in the total.
+      c.drops_from_freed_rings += dropped;
+      registry_remove_after(prev, state);
+    } else {
+      prev = state;
+    }
+    state = next;
+  }
+  // Stacks after events: every stack an event of this drain refers to was
+  // interned before that event was pushed, so it is published by now.
+  uint32_t id = 0, depth = 0;
+  const uint64_t* pcs = nullptr;
+  while (stack_table().next_published(&c.stack_cursor, &id, &pcs, &depth)) {
+    c.modules.cover(pcs, depth, c.writer);
+    c.writer.add_stack(id, pcs, depth);
+  }
+}
+
+uint64_t total_dropped(const Collector& c) {
+  uint64_t total = c.drops_from_freed_rings;
+  for (ThreadState* s = registry_head(); s != nullptr; s = s->next) total += s->ring.dropped();
+  return total;
+}
+
+void flush(Collector& c) {
+  std::string error;
+  if (!c.writer.flush(&error)) {
+    log_warning("cannot write trace %s: %s; recording stopped", c.writer.path().c_str(), error.c_str());
+    stop_recording();
+  }
+}
+
+void* collector_main(void*) {
+  tls_in_hook = true;  // the collector never records itself
+  Collector& c = *g_collector;
+  std::unique_lock<std::mutex> lock(c.mutex);
+  write_process_info(c.writer);
+  while (!c.stop) {
+    drain(c);
+    flush(c);
+    c.wake.wait_for(lock, std::chrono::milliseconds(config().flush_ms));
+  }
+  drain(c);
+  EndPayload end{monotonic_ns(), c.events_written, total_dropped(c), stack_table().dropped()};
+  c.writer.add_end(end);
+  flush(c);
+  c.writer.close();
+  return nullptr;
+}
+
+bool open_trace(Collector& c) {
+  FileHeader header{};
+  std::memcpy(header.magic, kTraceMagic, sizeof(header.magic));
+  header.version = kTraceVersion;
+  header.header_size = sizeof(FileHeader);
+  header.pid = static_cast<uint32_t>(getpid());
+  header.ppid = static_cast<uint32_t>(getppid());
+  header.start_monotonic_ns = g_start_monotonic_ns;
+  header.start_realtime_ns = g_start_realtime_ns;
+  header.event_size = sizeof(Event);
+  header.flags = clock_uses_tsc() ? uint32_t{kFileClockTsc} : 0u;
+  std::string error;
+  if (!c.writer.open(config().output_dir, header, &error)) {
+    log_warning("cannot create a trace in %s: %s; recording disabled", config().output_dir,
+                error.c_str());
+    return false;
+  }
+  log_debug("trace %s", c.writer.path().c_str());
+  return true;
+}
+
+void start_collector() {
+  g_collector = new (g_storage) Collector();
+  Collector& c = *g_collector;
+  c.scratch.resize(4096);
+  if (g_start_monotonic_ns == 0) {
+    g_start_monotonic_ns = monotonic_ns();
+    g_start_realtime_ns = realtime_ns();
+  }
+  if (!open_trace(c)) {
+    stop_recording();
+    return;
+  }
+  // The collector must never receive the target's signals: block them all
+  // in the new thread (the mask is inherited), then restore ours.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&c.thread, nullptr, collector_main, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) {
+    log_warning("cannot start the collector thread (%s); recording disabled", std::strerror(rc));
+    c.writer.close();
+    stop_recording();
+    return;
+  }
+  pthread_setname_np(c.thread, "syncscope");
+  c.thread_running = true;
+}
+
+}  // namespace
+
+void ensure_collector_running() {
+  int expected = 0;
+  if (g_state.load(std::memory_order_acquire) != 0) return;
+  if (!g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+  start_collector();
+}
+
+void collector_shutdown() {
+  if (g_state.exchange(2, std::memory_order_acq_rel) != 1 || g_collector == nullptr) return;
+  Collector& c = *g_collector;
+  if (!c.thread_running) return;
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.stop = true;
+  }
+  c.wake.notify_all();
+  // Bounded: a wedged filesystem must not hang the target's exit.
+  timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 5;
+  if (pthread_timedjoin_np(c.thread, nullptr, &deadline) != 0) {
+    log_warning("trace flush did not finish within 5 s at exit; the trace may lack its end");
+  }
+}
+
+void collector_before_fork() {
+  if (g_collector != nullptr && g_state.load(std::memory_order_acquire) == 1) g_collector->mutex.lock();
+}
+
+void collector_after_fork_parent() {
+  if (g_collector != nullptr && g_state.load(std::memory_order_acquire) == 1) g_collector->mutex.unlock();
+}
+
+void collector_after_fork_child() {
+  // The child has no collector thread. Abandon the parent's collector object
+  // (its mutex is locked, its file belongs to the parent) except for closing
+  // the inherited descriptor, and let the child's first recorded call start
+  // its own collector and trace file.
+  if (g_collector != nullptr) {
+    g_collector->writer.close_without_flush();
+    g_collector = nullptr;
+  }
+  g_start_monotonic_ns = 0;
+  if (g_state.load(std::memory_order_relaxed) != 2) g_state.store(0, std::memory_order_release);
+  if (g_state.load(std::memory_order_relaxed) == 0 && config().enabled) {
+    g_recording.store(true, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace syncscope::preload

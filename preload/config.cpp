@@ -1,0 +1,60 @@
+#include "preload/config.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace syncscope::preload {
+namespace {
+
+uint32_t parse_u32(const char* text, uint32_t fallback, uint32_t lo, uint32_t hi) {
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  unsigned long value = std::strtoul(text, &end, 10);
+  if (end == text || *end != '\0' || value < lo || value > hi) return fallback;
+  return static_cast<uint32_t>(value);
+}
+
+bool is_true(const char* text) {
+  return text != nullptr && (std::strcmp(text, "1") == 0 || std::strcmp(text, "true") == 0 ||
+                             std::strcmp(text, "yes") == 0);
+}
+
+bool is_false(const char* text) {
+  return text != nullptr && (std::strcmp(text, "0") == 0 || std::strcmp(text, "false") == 0 ||
+                             std::strcmp(text, "no") == 0);
+}
+
+uint32_t round_up_pow2(uint32_t v) {
+  uint32_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+Config g_config;
+
+}  // namespace
+
+const Config& config() { return g_config; }
+void set_config(const Config& config) { g_config = config; }
+
+Config config_from_environment() {
+  Config c;
+  c.enabled = !is_true(std::getenv("SYNCSCOPE_DISABLE"));
+  const char* dir = std::getenv("SYNCSCOPE_OUTPUT_DIR");
+  if (dir == nullptr || *dir == '\0') dir = "syncscope-trace";
+  std::strncpy(c.output_dir, dir, sizeof(c.output_dir) - 1);
+  c.flush_ms = parse_u32(std::getenv("SYNCSCOPE_FLUSH_MS"), c.flush_ms, 1, 60000);
+  c.ring_events =
+      round_up_pow2(parse_u32(std::getenv("SYNCSCOPE_RING_EVENTS"), c.ring_events, 64, 1u << 24));
+  c.stacks = !is_false(std::getenv("SYNCSCOPE_STACKS"));
+  const char* log = std::getenv("SYNCSCOPE_LOG");
+  if (log != nullptr) {
+    if (std::strcmp(log, "quiet") == 0) c.log_level = 0;
+    if (std::strcmp(log, "debug") == 0) c.log_level = 2;
+  }
+  const char* clock = std::getenv("SYNCSCOPE_CLOCK");
+  c.force_monotonic_clock = clock != nullptr && std::strcmp(clock, "monotonic") == 0;
+  return c;
+}
+
+}  // namespace syncscope::preload

@@ -1,0 +1,26 @@
+// Recorder settings, read once from the environment when the preload loads.
+// The launcher (tools/) sets these; a user who sets LD_PRELOAD by hand can too.
+#pragma once
+
+#include <cstdint>
+
+namespace syncscope::preload {
+
+struct Config {
+  bool enabled = true;              // SYNCSCOPE_DISABLE=1 turns every hook into a pass-through
+  char output_dir[4096] = {};       // SYNCSCOPE_OUTPUT_DIR, default ./syncscope-trace
+  uint32_t flush_ms = 50;           // SYNCSCOPE_FLUSH_MS: how stale a killed process's trace may be
+  uint32_t ring_events = 16384;     // SYNCSCOPE_RING_EVENTS per thread (rounded up to a power of 2)
+  bool stacks = true;               // SYNCSCOPE_STACKS=0 disables native stack capture
+  int log_level = 1;                // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug
+  bool force_monotonic_clock = false;  // SYNCSCOPE_CLOCK=monotonic: never use the TSC
+};
+
+// Parses the environment; no allocation, safe to call from a library constructor.
+Config config_from_environment();
+
+// The process-wide settings (valid after recorder initialisation).
+const Config& config();
+void set_config(const Config& config);
+
+}  // namespace syncscope::preload

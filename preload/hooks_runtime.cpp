@@ -1,0 +1,62 @@
+// The CUDA runtime hooks: one exported wrapper per row of
+// trace/cuda_api_table.def. Each wrapper forwards to the real runtime and,
+// while recording, times the call and pushes one Event into the calling
+// thread's ring. The preload's own CUDA calls (tls_in_hook) and calls made
+// when recording is off pass straight through.
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+
+#include "preload/call_record.h"
+#include "preload/real_function.h"
+#include "preload/recorder.h"
+#include "preload/thread_state.h"
+#include "trace/api.h"
+
+// Entry points the headers declare only under per-thread-default-stream
+// builds, or only in crt/ headers that pull in device code.
+extern "C" {
+cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t cudaLaunchKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
+cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
+}
+
+#define SS_EXPORT __attribute__((visibility("default")))
+
+namespace syncscope::preload {
+namespace {
+
+// Shared slow path, kept out of line so each wrapper's fast path stays small.
+__attribute__((noinline, cold)) void* resolve(std::atomic<void*>& slot, const char* name) {
+  return real_function(slot, name);
+}
+
+}  // namespace
+}  // namespace syncscope::preload
+
+#define SS_API(name, family, stack, params, args, describe)                              \
+  extern "C" SS_EXPORT cudaError_t name params {                                          \
+    using namespace ::syncscope::preload;                                                 \
+    using Fn = cudaError_t(*) params;                                                     \
+    static std::atomic<void*> real_slot{nullptr};                                         \
+    void* raw = real_slot.load(std::memory_order_acquire);                                \
+    if (__builtin_expect(raw == nullptr, 0)) raw = resolve(real_slot, #name);             \
+    if (raw == nullptr) return cudaErrorSharedObjectSymbolNotFound;                       \
+    Fn real = reinterpret_cast<Fn>(raw);                                                  \
+    if (!recording() || tls_in_hook) return real args;                                    \
+    ThreadState* thread = current_thread_state();                                         \
+    if (thread == nullptr) return real args;                                              \
+    tls_in_hook = true;                                                                   \
+    CallRecord r(::syncscope::ApiId::name, stack);                                        \
+    describe;                                                                             \
+    r.begin();                                                                            \
+    cudaError_t result = real args;                                                       \
+    r.end(thread, result);                                                                \
+    tls_in_hook = false;                                                                  \
+    return result;                                                                        \
+  }
+#include "trace/cuda_api_table.def"
+#undef SS_API

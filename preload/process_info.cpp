@@ -1,0 +1,76 @@
+#include "preload/process_info.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "preload/clock.h"
+#include "preload/stack_capture.h"
+#include "trace/writer.h"
+
+namespace syncscope::preload {
+namespace {
+
+std::string read_small_file(const char* path) {
+  std::string out;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fd, buffer, sizeof(buffer))) > 0 && out.size() < (1u << 20)) out.append(buffer, n);
+  close(fd);
+  return out;
+}
+
+std::string read_link(const char* path) {
+  char buffer[4096];
+  ssize_t n = readlink(path, buffer, sizeof(buffer) - 1);
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+}
+
+// The fake runtime used in CI exports this marker; a report must never let a
+// simulated run pass for a real GPU.
+bool runtime_is_simulated() {
+  if (dlsym(RTLD_DEFAULT, "syncscopeFakeCudaRuntime") != nullptr) return true;
+  void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
+  bool fake = cudart != nullptr && dlsym(cudart, "syncscopeFakeCudaRuntime") != nullptr;
+  if (cudart != nullptr) dlclose(cudart);
+  return fake;
+}
+
+}  // namespace
+
+void write_process_info(TraceWriter& writer) {
+  std::string cmdline = read_small_file("/proc/self/cmdline");
+  // NUL-separated arguments: kept as they are in "argv0", "argv1", ... and
+  // joined with spaces in "argv" for display.
+  std::string joined;
+  size_t start = 0;
+  int index = 0;
+  while (start < cmdline.size()) {
+    size_t end = cmdline.find('\0', start);
+    if (end == std::string::npos) end = cmdline.size();
+    std::string arg = cmdline.substr(start, end - start);
+    writer.add_process_info("argv" + std::to_string(index++), arg);
+    if (!joined.empty()) joined += ' ';
+    joined += arg;
+    start = end + 1;
+  }
+  writer.add_process_info("argv", joined);
+  writer.add_process_info("exe", read_link("/proc/self/exe"));
+  writer.add_process_info("cwd", read_link("/proc/self/cwd"));
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0) writer.add_process_info("hostname", host);
+  for (const char* key : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
+    if (const char* value = std::getenv(key)) writer.add_process_info(key, value);
+  }
+  writer.add_process_info("cuda_runtime", runtime_is_simulated() ? "fake (simulated GPU)" : "real");
+  writer.add_process_info("unwinder", stack_unwinder_name());
+  writer.add_process_info("clock", clock_uses_tsc() ? "tsc" : "monotonic");
+  writer.add_process_info("syncscope_version", SYNCSCOPE_VERSION);
+}
+
+}  // namespace syncscope::preload

@@ -1,0 +1,55 @@
+#include "preload/recorder.h"
+
+#include <pthread.h>
+
+#include "preload/clock.h"
+#include "preload/collector.h"
+#include "preload/config.h"
+#include "preload/log.h"
+#include "preload/pinned_map.h"
+#include "preload/stack_capture.h"
+#include "preload/stack_table.h"
+#include "preload/thread_state.h"
+
+namespace syncscope::preload {
+
+std::atomic<bool> g_recording{false};
+
+void stop_recording() { g_recording.store(false, std::memory_order_relaxed); }
+
+namespace {
+
+void on_fork_prepare() { collector_before_fork(); }
+void on_fork_parent() { collector_after_fork_parent(); }
+void on_fork_child() {
+  registry_reset_in_child();
+  collector_after_fork_child();
+}
+
+// Runs when the preload loads: before the target's main(), or at dlopen
+// time. Everything here must be cheap and must not call CUDA.
+__attribute__((constructor)) void recorder_init() {
+  set_config(config_from_environment());
+  const Config& settings = config();
+  if (!settings.enabled) return;
+  tls_in_hook = true;  // nothing below may record itself
+  clock_init(settings.force_monotonic_clock);
+  bool ok = stack_table().init() && pinned_map().init();
+  if (settings.stacks) stack_capture_init();
+  tls_in_hook = false;
+  if (!ok) {
+    log_warning("cannot reserve memory for the recorder; recording disabled");
+    return;
+  }
+  pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+  g_recording.store(true, std::memory_order_release);
+  log_debug("recording into %s", settings.output_dir);
+}
+
+__attribute__((destructor)) void recorder_fini() {
+  stop_recording();
+  collector_shutdown();
+}
+
+}  // namespace
+}  // namespace syncscope::preload

@@ -1,0 +1,51 @@
+// Per-thread recorder state: the thread's ring, its cached kernel tid, and the
+// registry through which the collector finds every ring. Threads register on
+// their first recorded call; an exited thread's ring is drained one last time
+// and then freed by the collector.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "preload/event_ring.h"
+
+namespace syncscope::preload {
+
+struct ThreadState {
+  EventRing ring;
+  uint32_t tid = 0;
+  std::atomic<bool> exited{false};
+  ThreadState* next = nullptr;  // registry link; written before publication, then by the collector
+  size_t mapping_bytes = 0;     // size of the mmap holding this struct and its ring storage
+  // Collector-owned bookkeeping.
+  uint64_t drops_reported = 0;
+  bool name_written = false;
+
+  explicit ThreadState(Event* storage, uint32_t capacity) : ring(storage, capacity) {}
+};
+
+// Thread-local fast state. initial-exec TLS: one instruction to reach it.
+extern __thread ThreadState* tls_state __attribute__((tls_model("initial-exec")));
+extern __thread bool tls_in_hook __attribute__((tls_model("initial-exec")));
+extern __thread bool tls_thread_exited __attribute__((tls_model("initial-exec")));
+
+// Creates and registers this thread's state (first recorded call only).
+// Returns nullptr when memory cannot be had or the thread is exiting.
+ThreadState* create_thread_state();
+
+inline ThreadState* current_thread_state() {
+  ThreadState* state = tls_state;
+  if (__builtin_expect(state != nullptr, 1)) return state;
+  if (tls_thread_exited) return nullptr;
+  return create_thread_state();
+}
+
+// The registry, for the collector.
+ThreadState* registry_head();
+// Unlinks `node` whose predecessor is `prev` (never the head) and frees it.
+void registry_remove_after(ThreadState* prev, ThreadState* node);
+// After fork: the child has one thread; forget every ring of the parent's
+// (their memory is the parent's copy, so it is simply abandoned).
+void registry_reset_in_child();
+
+}  // namespace syncscope::preload

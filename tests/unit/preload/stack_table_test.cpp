@@ -1,0 +1,86 @@
+#include "preload/stack_table.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "preload/stack_capture.h"
+#include "trace/format.h"
+
+namespace syncscope::preload {
+namespace {
+
+StackTable& table() {
+  static StackTable* t = [] {
+    auto* s = new StackTable();
+    EXPECT_TRUE(s->init());
+    return s;
+  }();
+  return *t;
+}
+
+TEST(StackTable, SameStackSameIdDifferentStackDifferentId) {
+  uint64_t a[] = {0x1000, 0x2000, 0x3000};
+  uint64_t b[] = {0x1000, 0x2000, 0x3001};
+  uint32_t ia = table().intern(a, 3);
+  uint32_t ib = table().intern(b, 3);
+  EXPECT_NE(ia, 0u);
+  EXPECT_NE(ib, 0u);
+  EXPECT_NE(ia, ib);
+  EXPECT_EQ(table().intern(a, 3), ia);
+  EXPECT_EQ(table().intern(a, 2), table().intern(a, 2));
+  EXPECT_NE(table().intern(a, 2), ia);
+  EXPECT_EQ(table().intern(a, 0), 0u);
+}
+
+TEST(StackTable, ConcurrentInterningPublishesEachStackOnce) {
+  constexpr int kThreads = 4;
+  constexpr int kStacks = 500;
+  std::vector<std::thread> threads;
+  std::vector<std::vector<uint32_t>> ids(kThreads, std::vector<uint32_t>(kStacks));
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int s = 0; s < kStacks; ++s) {
+        uint64_t pcs[4] = {0xAA0000u + static_cast<uint64_t>(s), 0xBB, 0xCC, static_cast<uint64_t>(s)};
+        ids[t][s] = table().intern(pcs, 4);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int s = 0; s < kStacks; ++s) {
+    for (int t = 1; t < kThreads; ++t) EXPECT_EQ(ids[t][s], ids[0][s]);
+  }
+  // Each id is published exactly once, with its PCs.
+  std::multiset<uint32_t> published;
+  uint32_t cursor = 0, id = 0, depth = 0;
+  const uint64_t* pcs = nullptr;
+  while (table().next_published(&cursor, &id, &pcs, &depth)) {
+    published.insert(id);
+    ASSERT_GE(depth, 2u);
+  }
+  for (int s = 0; s < kStacks; ++s) EXPECT_EQ(published.count(ids[0][s]), 1u);
+}
+
+__attribute__((noinline)) uint32_t capture_here(uint64_t* pcs) {
+  uint32_t depth = capture_stack(pcs, kMaxStackDepth);
+  asm volatile("" ::: "memory");  // keep the call from becoming a tail call
+  return depth;
+}
+
+TEST(StackCapture, CapturesTheCallersFrames) {
+  stack_capture_init();
+  uint64_t pcs[kMaxStackDepth];
+  uint32_t depth = capture_here(pcs);
+  ASSERT_GE(depth, 3u);
+  // The innermost frame lies inside capture_here (the test binary is not the
+  // preload, so nothing is skipped).
+  auto fn = reinterpret_cast<uint64_t>(&capture_here);
+  bool found = false;
+  for (uint32_t i = 0; i < depth; ++i) found = found || (pcs[i] >= fn && pcs[i] < fn + 256);
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace syncscope::preload

@@ -1,0 +1,64 @@
+// The fixed-size record of one intercepted CUDA call: the unit that flows from
+// the hooks through the per-thread rings into the trace and on to the detectors.
+// Its layout is part of the trace format (docs/trace-format.md): change it only
+// together with kTraceVersion.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace syncscope {
+
+// Direction of a copy, from cudaMemcpyKind resolved against pointer attributes.
+enum class Direction : uint8_t {
+  kNone = 0,  // not a copy
+  kHostToHost = 1,
+  kHostToDevice = 2,
+  kDeviceToHost = 3,
+  kDeviceToDevice = 4,
+  kUnknown = 5,  // cudaMemcpyDefault with pointers the runtime could not classify
+};
+
+// What the host side of a copy is. Pageable host memory forces the runtime to
+// stage the copy through its own pinned buffer, synchronously.
+enum class HostMem : uint8_t {
+  kNone = 0,      // no host memory involved
+  kPinned = 1,    // page-locked (cudaHostAlloc, cudaMallocHost, cudaHostRegister, ...)
+  kPageable = 2,  // ordinary malloc/new/numpy memory
+  kManaged = 3,   // unified memory
+  kUnknown = 4,   // the runtime could not tell
+};
+
+// Event flag bits.
+enum EventFlags : uint8_t {
+  kFlagAsync = 1u << 0,         // the API promises asynchrony (…Async, launches)
+  kFlagCapturing = 1u << 1,     // the stream was being captured into a CUDA graph
+  kFlagError = 1u << 2,         // the call returned an error
+  kFlagPerThreadStream = 1u << 3,  // the _ptsz variant: stream 0 means per-thread default
+};
+
+// Well-known stream handles (driver_types.h).
+inline constexpr uint64_t kStreamLegacy = 0x1;
+inline constexpr uint64_t kStreamPerThread = 0x2;
+
+struct Event {
+  uint64_t start_ns;  // CLOCK_MONOTONIC at call entry (raw ticks while in a ring)
+  uint64_t end_ns;    // CLOCK_MONOTONIC at return
+  uint64_t stream;    // cudaStream_t as an integer; 0 is the legacy default stream
+  uint64_t bytes;     // bytes copied/set/allocated; stream-create: creation flags
+  uint64_t dst;       // destination / allocated pointer / kernel or graph handle / event
+  uint64_t src;       // source pointer / waited-on event
+  uint32_t stack_id;  // interned native stack, 0 = none captured
+  uint32_t tid;       // kernel thread id of the caller
+  uint16_t api;       // ApiId
+  uint8_t direction;  // Direction
+  uint8_t host_mem;   // HostMem of the host side of a copy
+  uint8_t flags;      // EventFlags
+  int8_t device;      // current device, -1 when not known
+  int16_t result;     // cudaError_t, clamped to int16
+};
+
+static_assert(sizeof(Event) == 64, "Event is part of the trace format");
+static_assert(std::is_trivially_copyable_v<Event>);
+
+}  // namespace syncscope

@@ -1,0 +1,71 @@
+// On-disk framing of a syncscope trace file: one file per recorded process.
+// The contract between the recorder (preload/) and every reader (tools/,
+// detectors/). Documented in docs/trace-format.md; bump kTraceVersion on any
+// incompatible change, and keep readers able to skip record types they do
+// not know.
+//
+//   file    := FileHeader record*
+//   record  := RecordHeader payload          (payload padded to 8 bytes)
+//
+// The collector appends whole records with write(2), so a process killed at
+// any moment leaves a file whose complete records are all valid; only the
+// last record may be cut short. A clean shutdown ends the file with kEnd.
+#pragma once
+
+#include <cstdint>
+
+namespace syncscope {
+
+inline constexpr char kTraceMagic[8] = {'S', 'Y', 'N', 'C', 'S', 'C', 'O', 'P'};
+inline constexpr uint32_t kTraceVersion = 1;
+inline constexpr const char* kTraceFileSuffix = ".sstrace";
+// Payloads above this are treated as corruption, never allocated.
+inline constexpr uint32_t kMaxRecordPayload = 64u << 20;
+// Deepest native stack the recorder keeps.
+inline constexpr uint32_t kMaxStackDepth = 64;
+
+enum FileFlags : uint32_t {
+  kFileClockTsc = 1u << 0,  // the recorder timed calls with the TSC (converted to ns)
+};
+
+struct FileHeader {
+  char magic[8];               // kTraceMagic
+  uint32_t version;            // kTraceVersion
+  uint32_t header_size;        // sizeof(FileHeader); readers skip unknown tail bytes
+  uint32_t pid;
+  uint32_t ppid;
+  uint64_t start_monotonic_ns;  // CLOCK_MONOTONIC when recording began
+  uint64_t start_realtime_ns;   // CLOCK_REALTIME at the same moment
+  uint32_t event_size;         // sizeof(Event) used by the writer
+  uint32_t flags;              // FileFlags
+  uint64_t reserved[2];
+};
+static_assert(sizeof(FileHeader) == 64);
+
+enum class RecordType : uint32_t {
+  kEvents = 1,   // payload: Event[n]                                   (n = size / event_size)
+  kStack = 2,    // payload: u32 id, u32 depth, u64 pc[depth]           (innermost first)
+  kModule = 3,   // payload: u64 start, u64 end, u64 bias, u32 len, char path[len]
+  kThread = 4,   // payload: u32 tid, u32 len, char name[len]
+  kProcess = 5,  // payload: u32 klen, char key[klen], u32 vlen, char value[vlen]
+  kDrops = 6,    // payload: u32 tid, u32 reserved, u64 dropped (cumulative for that thread)
+  kEnd = 7,      // payload: EndPayload; present only after a clean shutdown
+};
+
+struct RecordHeader {
+  uint32_t type;  // RecordType
+  uint32_t size;  // payload bytes, excluding padding to the next multiple of 8
+};
+static_assert(sizeof(RecordHeader) == 8);
+
+struct EndPayload {
+  uint64_t end_monotonic_ns;
+  uint64_t events_written;
+  uint64_t events_dropped;   // events lost because a ring was full
+  uint64_t stacks_dropped;   // stacks not interned because the stack table was full
+};
+static_assert(sizeof(EndPayload) == 32);
+
+constexpr uint32_t padded_size(uint32_t size) { return (size + 7u) & ~7u; }
+
+}  // namespace syncscope

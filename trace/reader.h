@@ -1,0 +1,55 @@
+// Reading trace files back: one ProcessTrace per file. Used by the CLI, the
+// detectors' tests and the integration tests; never by the preload.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "trace/event.h"
+#include "trace/format.h"
+
+namespace syncscope {
+
+struct Module {
+  uint64_t start = 0;  // lowest mapped address of the object
+  uint64_t end = 0;    // one past the highest
+  uint64_t bias = 0;   // load bias: symbol address = pc - bias
+  std::string path;
+};
+
+struct ProcessTrace {
+  std::string file;                 // the trace file it came from
+  FileHeader header{};
+  std::vector<Event> events;        // sorted by start_ns (stable)
+  std::unordered_map<uint32_t, std::vector<uint64_t>> stacks;  // id -> pcs, innermost first
+  std::vector<Module> modules;      // sorted by start
+  std::map<uint32_t, std::string> thread_names;
+  std::vector<std::pair<std::string, std::string>> process_info;  // argv, exe, env, ...
+  uint64_t events_dropped = 0;      // from kEnd, or the sum of the last kDrops per thread
+  uint64_t stacks_dropped = 0;
+  bool complete = false;            // a kEnd record closed the file
+  std::string truncation;           // why not complete, for the report ("" when complete)
+
+  // Value of a process_info key, or "" if absent.
+  std::string info(const std::string& key) const;
+  // Module containing pc, or nullptr.
+  const Module* module_for(uint64_t pc) const;
+};
+
+// Reads one trace file. Every complete record is returned even when the file
+// ends mid-record (the process was killed): `complete` is then false and
+// `truncation` says where. A file that is not a syncscope trace, has an
+// unsupported version, or is corrupt before its first record is an error
+// naming the file and the reason; it never crashes.
+absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path);
+
+// Trace files in a directory (by suffix), sorted by name; an error if the
+// directory cannot be read.
+absl::StatusOr<std::vector<std::string>> list_trace_files(const std::string& dir);
+
+}  // namespace syncscope

@@ -1,0 +1,63 @@
+// TraceWriter: serialises records into a buffer and appends them to a trace
+// file. Runs inside the target process (collector thread only), so it uses
+// nothing beyond the C++ standard library and POSIX, throws nothing, and
+// never blocks the target's own threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/event.h"
+#include "trace/format.h"
+
+namespace syncscope {
+
+class TraceWriter {
+ public:
+  TraceWriter() = default;
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  // Creates DIR/<prefix><pid>-<n>.sstrace with O_EXCL, picking the first free n
+  // (an exec'd process keeps its pid, so the name must not collide), and writes
+  // the file header. Returns false and fills *error on failure.
+  bool open(const std::string& dir, const FileHeader& header, std::string* error);
+  // Adopt an already-open descriptor (tests). Writes the header.
+  bool open_fd(int fd, const FileHeader& header, std::string* error);
+  bool is_open() const { return fd_ >= 0; }
+  const std::string& path() const { return path_; }
+
+  // Buffer records; nothing reaches the file until flush().
+  void add_events(const Event* events, size_t count);
+  void add_stack(uint32_t id, const uint64_t* pcs, uint32_t depth);
+  void add_module(uint64_t start, uint64_t end, uint64_t bias, std::string_view path);
+  void add_thread(uint32_t tid, std::string_view name);
+  void add_process_info(std::string_view key, std::string_view value);
+  void add_drops(uint32_t tid, uint64_t dropped_total);
+  void add_end(const EndPayload& end);
+
+  // Appends the buffered records to the file with as few write(2) calls as the
+  // kernel allows, retrying on EINTR and short writes. On an I/O error the
+  // writer closes the file and reports false once; later calls are no-ops.
+  bool flush(std::string* error);
+  void close();
+  // Drops the buffer and closes the descriptor without writing: a forked
+  // child must never append to its parent's file.
+  void close_without_flush();
+
+  size_t buffered_bytes() const { return buffer_.size(); }
+
+ private:
+  void add_record(RecordType type, const void* payload, uint32_t size);
+  void* begin_record(RecordType type, uint32_t size);
+
+  int fd_ = -1;
+  std::string path_;
+  std::vector<unsigned char> buffer_;
+};
+
+}  // namespace syncscope
