@@ -5,6 +5,7 @@
 #include <link.h>
 
 #include <initializer_list>
+#include <string>
 
 #include "trace/format.h"
 
@@ -34,11 +35,23 @@ int find_self(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+// A relocatable bundle (scripts/make-bundle.sh) ships libunwind.so.8 next
+// to libsyncscope.so, for machines without Debian's libunwind8.
+std::string bundled_unwinder() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&find_self), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::string path(info.dli_fname);
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1) + "libunwind.so.8";
+}
+
 }  // namespace
 
 void stack_capture_init() {
   dl_iterate_phdr(find_self, reinterpret_cast<void*>(&stack_capture_init));
-  for (const char* name : {"libunwind.so.8", "libunwind.so"}) {
+  const std::string bundled = bundled_unwinder();
+  for (const char* name : {"libunwind.so.8", "libunwind.so", bundled.c_str()}) {
+    if (*name == '\0') continue;
     void* handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) continue;
     // unw_backtrace is a macro for _ULx86_64_unw_backtrace-style names on
@@ -57,13 +70,13 @@ void stack_capture_init() {
 
 const char* stack_unwinder_name() { return g_unw_backtrace != nullptr ? "libunwind" : "libgcc"; }
 
-uint32_t capture_stack(uint64_t* pcs, uint32_t max) {
+uint32_t capture_stack(uint64_t* pcs, uint32_t max, bool skip_own_frames) {
   void* raw[kMaxStackDepth + 16];
   int want = static_cast<int>(max) + 16;
   if (want > static_cast<int>(sizeof(raw) / sizeof(raw[0]))) want = sizeof(raw) / sizeof(raw[0]);
   int n = g_unw_backtrace != nullptr ? g_unw_backtrace(raw, want) : backtrace(raw, want);
   int first = 0;
-  while (first < n) {
+  while (skip_own_frames && first < n) {
     auto pc = reinterpret_cast<uintptr_t>(raw[first]);
     if (pc < g_self_begin || pc >= g_self_end) break;
     ++first;

@@ -15,7 +15,8 @@ void stack_capture_init();
 const char* stack_unwinder_name();
 
 // Fills pcs[0..max) innermost first, starting at the first frame outside
-// libsyncscope.so; returns the depth (0 if unwinding is unavailable).
-uint32_t capture_stack(uint64_t* pcs, uint32_t max);
+// libsyncscope.so (unless skip_own_frames is false); returns the depth (0 if
+// unwinding is unavailable).
+uint32_t capture_stack(uint64_t* pcs, uint32_t max, bool skip_own_frames = true);
 
 }  // namespace syncscope::preload

@@ -63,8 +63,8 @@ TEST(StackTable, ConcurrentInterningPublishesEachStackOnce) {
   for (int s = 0; s < kStacks; ++s) EXPECT_EQ(published.count(ids[0][s]), 1u);
 }
 
-__attribute__((noinline)) uint32_t capture_here(uint64_t* pcs) {
-  uint32_t depth = capture_stack(pcs, kMaxStackDepth);
+__attribute__((noinline)) uint32_t capture_here(uint64_t* pcs, bool skip_own_frames) {
+  uint32_t depth = capture_stack(pcs, kMaxStackDepth, skip_own_frames);
   asm volatile("" ::: "memory");  // keep the call from becoming a tail call
   return depth;
 }
@@ -72,14 +72,17 @@ __attribute__((noinline)) uint32_t capture_here(uint64_t* pcs) {
 TEST(StackCapture, CapturesTheCallersFrames) {
   stack_capture_init();
   uint64_t pcs[kMaxStackDepth];
-  uint32_t depth = capture_here(pcs);
+  uint32_t depth = capture_here(pcs, false);
   ASSERT_GE(depth, 3u);
-  // The innermost frame lies inside capture_here (the test binary is not the
-  // preload, so nothing is skipped).
   auto fn = reinterpret_cast<uint64_t>(&capture_here);
   bool found = false;
   for (uint32_t i = 0; i < depth; ++i) found = found || (pcs[i] >= fn && pcs[i] < fn + 256);
-  EXPECT_TRUE(found);
+  EXPECT_TRUE(found) << "capture_here not on its own stack";
+  // Linked statically into this test, the recorder's "own" code is the whole
+  // test executable: skipping own frames leaves only frames outside it.
+  uint32_t skipped_depth = capture_here(pcs, true);
+  ASSERT_GT(skipped_depth, 0u);
+  for (uint32_t i = 0; i < skipped_depth; ++i) EXPECT_FALSE(pcs[i] >= fn && pcs[i] < fn + 256);
 }
 
 }  // namespace

@@ -1,0 +1,16 @@
+"""20,000 in-place adds on one CUDA tensor: 20,000 kernel launches, one sync.
+
+The launches reach the runtime through __cudaLaunchKernel (CUDA 13); syncscope
+must see every one of them and nothing else in the loop.
+"""
+import sys
+
+import torch
+
+steps = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+y = torch.zeros(1024, device="cuda")
+torch.cuda.synchronize()
+for _ in range(steps):
+    y.add_(1)
+torch.cuda.synchronize()
+print(f"add_loop: {steps} launches, y[0]={y[0].item():.0f}")

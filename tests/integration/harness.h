@@ -1,0 +1,51 @@
+// Helpers for end-to-end tests: run a command with extra environment, collect
+// its exit status and output, and load the traces it left behind.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "trace/reader.h"
+
+namespace syncscope::testing {
+
+struct RunResult {
+  int exit_code = -1;     // exit status, or 128+signal
+  std::string out;        // stdout
+  std::string err;        // stderr
+};
+
+// A started child whose output goes to files.
+struct Started {
+  int pid = -1;
+  std::string out_path;
+  std::string err_path;
+};
+
+// Starts argv with the current environment plus `env` (K -> V, overriding).
+Started start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
+// Waits for it; kills it after timeout_s seconds (the test then fails).
+RunResult finish(const Started& started, int timeout_s = 120);
+// start + finish.
+RunResult run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+              int timeout_s = 120);
+
+// A fresh, empty directory under the test temp dir.
+std::string fresh_dir(const std::string& name);
+
+// Environment that makes examples use the fake runtime.
+std::map<std::string, std::string> fake_runtime_env();
+
+std::string example(const std::string& name);
+std::string syncscope_bin();
+std::string preload_path();
+
+// Every trace in dir, read; fails the test on a read error.
+std::vector<ProcessTrace> load_traces(const std::string& dir);
+
+// Count of events of one API in a trace.
+size_t count_api(const ProcessTrace& trace, ApiId api);
+std::vector<Event> events_of(const ProcessTrace& trace, ApiId api);
+
+}  // namespace syncscope::testing

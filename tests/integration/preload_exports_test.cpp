@@ -1,0 +1,54 @@
+// libsyncscope.so must export the interposed CUDA entry points and nothing
+// else: any other exported symbol could bind in place of the target's own.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "tests/integration/harness.h"
+#include "trace/api.h"
+
+namespace syncscope::testing {
+namespace {
+
+std::set<std::string> exported_symbols(const std::string& library) {
+  std::set<std::string> names;
+  std::string command = "nm -D --defined-only '" + library + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  if (pipe == nullptr) return names;
+  char line[1024];
+  while (std::fgets(line, sizeof(line), pipe) != nullptr) {
+    char address[64], type[8], name[900];
+    if (std::sscanf(line, "%63s %7s %899s", address, type, name) == 3) names.insert(name);
+  }
+  EXPECT_EQ(pclose(pipe), 0);
+  return names;
+}
+
+TEST(PreloadExports, OnlyTheHooks) {
+  std::set<std::string> names = exported_symbols(preload_path());
+  ASSERT_FALSE(names.empty());
+  std::regex hook("^(__cuda|cuda)[A-Za-z0-9_]+(@@?[A-Za-z0-9_.]+)?$");
+  for (const std::string& name : names) {
+    EXPECT_TRUE(std::regex_match(name, hook)) << "unexpected export: " << name;
+  }
+  // Every row of the API table is exported.
+  for (uint16_t id = 1; id < kApiCount; ++id) {
+    std::string api(api_name(id));
+    EXPECT_TRUE(names.count(api)) << "hook not exported: " << api;
+  }
+}
+
+TEST(PreloadExports, NoNeededDependencyOnLibunwindOrCudart) {
+  RunResult r = run({"/usr/bin/env", "readelf", "-d", preload_path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("libunwind"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("libcudart"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("libcuda."), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace syncscope::testing
