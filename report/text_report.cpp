@@ -1,0 +1,122 @@
+#include "report/text_report.h"
+
+#include <cstdio>
+#include <string>
+
+#include "detectors/api_summary.h"
+#include "report/symbolizer.h"
+#include "report/units.h"
+#include "trace/api.h"
+
+namespace syncscope {
+namespace {
+
+std::string pad(const std::string& s, size_t width) {
+  // Width in characters, counting UTF-8 continuation bytes as nothing (µ).
+  size_t visible = 0;
+  for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
+  return visible >= width ? s : s + std::string(width - visible, ' ');
+}
+
+std::string lpad(const std::string& s, size_t width) {
+  size_t visible = 0;
+  for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
+  return visible >= width ? s : std::string(width - visible, ' ') + s;
+}
+
+const char* direction_name(uint8_t d) {
+  static const char* kNames[] = {"", "H2H", "H2D", "D2H", "D2D", "?"};
+  return d < 6 ? kNames[d] : "?";
+}
+
+const char* host_mem_name(uint8_t m) {
+  static const char* kNames[] = {"", "pinned", "pageable", "managed", "unknown"};
+  return m < 5 ? kNames[m] : "unknown";
+}
+
+// Frames inside the preload itself are recording machinery, not the user's code.
+bool is_own_frame(const Frame& f) { return f.module == "libsyncscope.so"; }
+
+void render_process(const ProcessTrace& trace, const TextReportOptions& options, std::ostream& out) {
+  ApiSummary summary = summarize(trace);
+  std::string command = trace.info("argv");
+  if (command.empty()) command = trace.info("exe");
+  out << "== process " << trace.header.pid << ": " << command << "\n";
+  if (trace.info("cuda_runtime") == "fake (simulated GPU)") {
+    out << "   GPU: SIMULATED (fake CUDA runtime; no real GPU was used, timings are not real)\n";
+  }
+  for (const char* key : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
+    std::string value = trace.info(key);
+    if (!value.empty()) out << "   " << key << "=" << value << "\n";
+  }
+  out << "   " << summary.events << " CUDA calls (" << summary.launches << " launches) over "
+      << format_duration(summary.wall_ns) << ", " << format_duration(summary.host_ns_in_cuda)
+      << " of host time inside them\n";
+  if (summary.events_dropped > 0) {
+    out << "   dropped events: " << summary.events_dropped
+        << " (ring full; raise SYNCSCOPE_RING_EVENTS or lower SYNCSCOPE_FLUSH_MS)\n";
+  }
+  if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
+  if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
+  out << "\n";
+
+  out << "   " << pad("API", 30) << lpad("calls", 9) << lpad("total", 12) << lpad("max", 12) << lpad("bytes", 12)
+      << "  notes\n";
+  for (const ApiStats& a : summary.apis) {
+    std::string notes;
+    for (const auto& [direction, n] : a.copies_by_direction) {
+      notes += std::string(notes.empty() ? "" : ", ") + direction_name(direction) + " " + std::to_string(n);
+    }
+    for (const auto& [mem, n] : a.copies_by_host_mem) {
+      if (mem == static_cast<uint8_t>(HostMem::kNone)) continue;
+      notes += std::string(notes.empty() ? "" : ", ") + host_mem_name(mem) + " " + std::to_string(n);
+    }
+    if (a.errors > 0) notes += std::string(notes.empty() ? "" : ", ") + std::to_string(a.errors) + " failed";
+    out << "   " << pad(std::string(api_name(a.api)), 30) << lpad(std::to_string(a.calls), 9)
+        << lpad(format_duration(a.total_ns), 12) << lpad(format_duration(a.max_ns), 12)
+        << lpad(a.bytes ? format_bytes(a.bytes) : "-", 12) << "  " << notes << "\n";
+  }
+
+  if (!summary.stacks.empty() && options.top_stacks > 0) {
+    out << "\n   top call sites by host time:\n";
+    Symbolizer symbolizer(trace);
+    int shown = 0;
+    for (const StackStats& s : summary.stacks) {
+      if (shown++ == options.top_stacks) break;
+      std::string apis;
+      for (uint16_t api : s.apis) apis += std::string(apis.empty() ? "" : "+") + std::string(api_name(api));
+      out << "   #" << shown << " " << apis << ": " << s.calls << " calls, " << format_duration(s.total_ns) << "\n";
+      auto it = trace.stacks.find(s.stack_id);
+      if (it == trace.stacks.end()) {
+        out << "        (stack not in trace)\n";
+        continue;
+      }
+      int frames = 0;
+      for (size_t i = 0; i < it->second.size() && frames < options.max_frames; ++i) {
+        Frame f = symbolizer.symbolize(it->second[i], i == 0);
+        if (is_own_frame(f)) continue;
+        out << "        " << f.to_string() << "\n";
+        ++frames;
+      }
+    }
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+void render_text_report(const std::vector<ProcessTrace>& traces, const TextReportOptions& options,
+                        std::ostream& out) {
+  size_t without_cuda = 0;
+  for (const ProcessTrace& t : traces) {
+    if (t.events.empty()) {
+      ++without_cuda;
+      continue;
+    }
+    render_process(t, options, out);
+  }
+  if (without_cuda > 0) out << without_cuda << " process(es) without CUDA calls not shown\n";
+  if (traces.size() == without_cuda) out << "no CUDA calls were recorded\n";
+}
+
+}  // namespace syncscope

@@ -1,0 +1,21 @@
+// The terminal report of recorded traces: per process, a table of CUDA APIs
+// (calls, host time, bytes), dropped events, and the call sites that cost
+// the most host time, with their native stacks.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "trace/reader.h"
+
+namespace syncscope {
+
+struct TextReportOptions {
+  int top_stacks = 5;   // stacks listed per process
+  int max_frames = 12;  // frames listed per stack
+};
+
+void render_text_report(const std::vector<ProcessTrace>& traces, const TextReportOptions& options,
+                        std::ostream& out);
+
+}  // namespace syncscope

@@ -1,0 +1,50 @@
+#include "tools/child_environment.h"
+
+#include <map>
+
+namespace syncscope {
+namespace {
+
+// LD_PRELOAD entries are separated by colons or spaces.
+bool preload_lists(const std::string& value, const std::string& path) {
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t end = value.find_first_of(": ", start);
+    if (end == std::string::npos) end = value.size();
+    if (value.compare(start, end - start, path) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> child_environment(const std::vector<std::string>& environment,
+                                           const RecorderSettings& settings) {
+  std::vector<std::string> out;
+  std::map<std::string, std::string> overrides;
+  overrides["SYNCSCOPE_OUTPUT_DIR"] = settings.output_dir;
+  if (settings.flush_ms) overrides["SYNCSCOPE_FLUSH_MS"] = std::to_string(*settings.flush_ms);
+  if (settings.ring_events) overrides["SYNCSCOPE_RING_EVENTS"] = std::to_string(*settings.ring_events);
+  if (!settings.stacks) overrides["SYNCSCOPE_STACKS"] = "0";
+
+  std::string preload = settings.preload_path;
+  for (const std::string& kv : environment) {
+    size_t eq = kv.find('=');
+    std::string key = kv.substr(0, eq);
+    if (overrides.count(key)) continue;
+    if (key == "SYNCSCOPE_DISABLE") continue;  // the user asked to record
+    if (key == "LD_PRELOAD" && eq != std::string::npos) {
+      std::string value = kv.substr(eq + 1);
+      if (preload_lists(value, settings.preload_path)) preload = value;
+      else if (!value.empty()) preload = settings.preload_path + ":" + value;
+      continue;
+    }
+    out.push_back(kv);
+  }
+  out.push_back("LD_PRELOAD=" + preload);
+  for (const auto& [key, value] : overrides) out.push_back(key + "=" + value);
+  return out;
+}
+
+}  // namespace syncscope

@@ -1,0 +1,24 @@
+// The environment `syncscope run` gives the recorded command: the user's own,
+// with the preload prepended to LD_PRELOAD and the recorder's settings. A
+// pure function, so the rules are unit-tested.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncscope {
+
+struct RecorderSettings {
+  std::string preload_path;             // absolute path of libsyncscope.so
+  std::string output_dir;               // absolute trace directory
+  std::optional<unsigned> flush_ms;     // SYNCSCOPE_FLUSH_MS when given
+  std::optional<unsigned> ring_events;  // SYNCSCOPE_RING_EVENTS when given
+  bool stacks = true;                   // SYNCSCOPE_STACKS=0 when false
+};
+
+// `environment` holds "KEY=VALUE" strings; the result likewise.
+std::vector<std::string> child_environment(const std::vector<std::string>& environment,
+                                           const RecorderSettings& settings);
+
+}  // namespace syncscope

@@ -1,0 +1,61 @@
+// The syncscope command line: run, report.
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "tools/report_command.h"
+#include "tools/run_command.h"
+
+namespace {
+
+void setup_logging() {
+  auto logger = spdlog::stderr_color_mt("syncscope");
+  logger->set_pattern("syncscope: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setup_logging();
+  CLI::App app{"syncscope: find where the host waits on the GPU, or starves it"};
+  app.set_version_flag("--version", std::string("syncscope ") + SYNCSCOPE_VERSION);
+  app.require_subcommand(1);
+
+  syncscope::RunOptions run;
+  unsigned flush_ms = 0, ring_events = 0;
+  bool no_report = false, no_stacks = false;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a command with the recorder injected, then report");
+  run_cmd->add_option("-o,--output", run.output_dir, "Trace directory (default ./syncscope-<timestamp>)");
+  run_cmd->add_flag("--force", run.force, "Replace traces already in the output directory");
+  run_cmd->add_flag("--no-report", no_report, "Record only; print no report");
+  run_cmd->add_flag("--no-stacks", no_stacks, "Do not capture native stacks");
+  run_cmd->add_option("--flush-ms", flush_ms, "Collector flush interval in ms (default 50)")->check(CLI::Range(1, 60000));
+  run_cmd->add_option("--ring-events", ring_events, "Events per thread ring (default 16384)")
+      ->check(CLI::Range(64, 1 << 24));
+  run_cmd->add_option("--top", run.report_options.top_stacks, "Call sites listed per process (default 5)");
+  run_cmd->add_option("command", run.command, "The command to record, after --")->required();
+
+  std::string report_dir;
+  syncscope::TextReportOptions report_options;
+  CLI::App* report_cmd = app.add_subcommand("report", "Print the report of a recorded trace directory");
+  report_cmd->add_option("dir", report_dir, "Trace directory")->required();
+  report_cmd->add_option("--top", report_options.top_stacks, "Call sites listed per process (default 5)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (run_cmd->parsed()) {
+    run.report = !no_report;
+    run.stacks = !no_stacks;
+    if (flush_ms) run.flush_ms = flush_ms;
+    if (ring_events) run.ring_events = ring_events;
+    return syncscope::run_command(run);
+  }
+  return syncscope::report_directory(report_dir, report_options, std::cout);
+}

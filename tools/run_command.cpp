@@ -1,0 +1,153 @@
+#include "tools/run_command.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "tools/child_environment.h"
+#include "tools/preload_locator.h"
+#include "tools/report_command.h"
+#include "trace/format.h"
+
+extern char** environ;
+
+namespace syncscope {
+namespace {
+
+volatile sig_atomic_t g_child = 0;
+
+// Signals sent to syncscope by a person or a job manager (kill, timeout,
+// SLURM) go on to the recorded command. Signals the terminal sent to the
+// whole foreground process group (Ctrl-C) have reached the child already:
+// forwarding them would deliver them twice.
+void forward_signal(int sig, siginfo_t* info, void*) {
+  if (g_child > 0 && (info == nullptr || info->si_code <= 0)) kill(g_child, sig);
+}
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+void install_forwarding() {
+  struct sigaction sa {};
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : kForwarded) sigaction(sig, &sa, nullptr);
+}
+
+std::string default_output_dir() {
+  char stamp[64];
+  std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof(stamp), "syncscope-%Y%m%d-%H%M%S", std::localtime(&now));
+  return stamp;
+}
+
+// Refuses to mix a new recording into old traces unless --force.
+bool prepare_output_dir(const std::string& dir, bool force) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> old;
+  if (std::filesystem::is_directory(dir, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == kTraceFileSuffix) old.push_back(entry.path());
+    }
+  }
+  if (!old.empty() && !force) {
+    spdlog::error("{} already holds {} trace file(s); choose another -o DIR or pass --force to replace them", dir,
+                  old.size());
+    return false;
+  }
+  for (const auto& path : old) std::filesystem::remove(path, ec);
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    spdlog::error("cannot create {}: {}", dir, ec.message());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_command(const RunOptions& options) {
+  if (options.command.empty()) {
+    spdlog::error("nothing to run: syncscope run [options] -- COMMAND [ARGS...]");
+    return 2;
+  }
+  std::vector<std::string> tried;
+  std::string preload = locate_preload(&tried);
+  if (preload.empty()) {
+    std::string list;
+    for (const auto& t : tried) list += "\n  " + t;
+    spdlog::error("cannot find libsyncscope.so; looked at:{}\n(set SYNCSCOPE_PRELOAD to its path)", list);
+    return 2;
+  }
+  std::string dir = options.output_dir.empty() ? default_output_dir() : options.output_dir;
+  if (!prepare_output_dir(dir, options.force)) return 2;
+  dir = std::filesystem::absolute(dir).lexically_normal().string();
+
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
+  RecorderSettings settings{preload, dir, options.flush_ms, options.ring_events, options.stacks};
+  std::vector<std::string> child_env = child_environment(environment, settings);
+
+  std::vector<char*> argv, envp;
+  for (const auto& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : child_env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  std::cout.flush();
+  pid_t pid = fork();
+  if (pid < 0) {
+    spdlog::error("fork failed: {}", std::strerror(errno));
+    return 2;
+  }
+  if (pid == 0) {
+    execvpe(argv[0], argv.data(), envp.data());
+    int err = errno;
+    std::fprintf(stderr, "syncscope: cannot run '%s': %s\n", argv[0], std::strerror(err));
+    _exit(err == ENOENT ? 127 : 126);
+  }
+  g_child = pid;
+  install_forwarding();
+
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      spdlog::error("waitpid failed: {}", std::strerror(errno));
+      return 2;
+    }
+  }
+  g_child = 0;
+  int code = 0;
+  if (WIFEXITED(status)) {
+    code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    code = 128 + WTERMSIG(status);
+    spdlog::warn("{} was killed by signal {} ({})", options.command[0], WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+  }
+  if (code == 126 || code == 127) {
+    // The command never ran (or itself reported it could not run something).
+    std::error_code ec;
+    if (std::filesystem::is_empty(dir, ec)) return code;
+  }
+  spdlog::info("traces in {}", dir);
+  if (options.report) {
+    auto files = list_trace_files(dir);
+    if (files.ok() && files->empty()) {
+      std::cout << "syncscope: no CUDA calls were recorded (the command never used the CUDA runtime)\n";
+    } else {
+      report_directory(dir, options.report_options, std::cout);
+    }
+  }
+  return code;
+}
+
+}  // namespace syncscope
