@@ -1,0 +1,85 @@
+#include "report/symbolizer.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace syncscope {
+namespace {
+
+__attribute__((noinline)) int visible_function_for_symbolizer(int x) { return x * 3 + 1; }
+namespace inner {
+__attribute__((noinline)) static int static_function_for_symbolizer(int x) { return x * 5 + 2; }
+}  // namespace inner
+
+// A trace whose module list is this process's loaded objects.
+ProcessTrace self_trace() {
+  ProcessTrace t;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* trace = static_cast<ProcessTrace*>(data);
+        uint64_t lo = ~0ull, hi = 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          if (info->dlpi_phdr[i].p_type != PT_LOAD) continue;
+          uint64_t b = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+          lo = std::min(lo, b);
+          hi = std::max(hi, b + info->dlpi_phdr[i].p_memsz);
+        }
+        if (hi > lo) trace->modules.push_back({lo, hi, info->dlpi_addr, info->dlpi_name ? info->dlpi_name : ""});
+        return 0;
+      },
+      &t);
+  std::sort(t.modules.begin(), t.modules.end(), [](const Module& a, const Module& b) { return a.start < b.start; });
+  t.process_info.emplace_back("exe", std::filesystem::read_symlink("/proc/self/exe").string());
+  return t;
+}
+
+TEST(Symbolizer, NamesFunctionsOfTheExecutable) {
+  ProcessTrace t = self_trace();
+  Symbolizer s(t);
+  auto pc = reinterpret_cast<uint64_t>(&visible_function_for_symbolizer) + 4;
+  Frame f = s.symbolize(pc, true);
+  EXPECT_NE(f.symbol.find("visible_function_for_symbolizer(int)"), std::string::npos) << f.symbol;
+  EXPECT_EQ(f.offset, 4u);
+  EXPECT_EQ(f.module, "report_unit_tests");
+  // A return address just past the function's start still names it (pc - 1).
+  Frame ret = s.symbolize(reinterpret_cast<uint64_t>(&inner::static_function_for_symbolizer) + 1, false);
+  EXPECT_NE(ret.symbol.find("static_function_for_symbolizer"), std::string::npos) << ret.symbol;
+  EXPECT_EQ(visible_function_for_symbolizer(1) + inner::static_function_for_symbolizer(1), 11);
+}
+
+TEST(Symbolizer, NamesFunctionsOfSharedLibraries) {
+  ProcessTrace t = self_trace();
+  Symbolizer s(t);
+  void* printf_address = dlsym(RTLD_DEFAULT, "printf");
+  ASSERT_NE(printf_address, nullptr);
+  Frame f = s.symbolize(reinterpret_cast<uint64_t>(printf_address), true);
+  EXPECT_NE(f.module.find("libc.so"), std::string::npos) << f.module;
+  EXPECT_NE(f.symbol.find("printf"), std::string::npos) << f.symbol;
+}
+
+TEST(Symbolizer, UnknownAddressesAndUnreadableFilesAreNotFatal) {
+  ProcessTrace t;
+  t.modules.push_back({0x1000, 0x2000, 0x1000, "/nonexistent/libgone.so"});
+  Symbolizer s(t);
+  Frame gone = s.symbolize(0x1234, false);
+  EXPECT_EQ(gone.symbol, "??");
+  EXPECT_EQ(gone.module, "libgone.so");
+  EXPECT_EQ(gone.to_string(), "libgone.so+0x234");
+  Frame nowhere = s.symbolize(0x9999, true);
+  EXPECT_EQ(nowhere.symbol, "??");
+  EXPECT_EQ(nowhere.module, "");
+}
+
+TEST(Symbolizer, Demangles) {
+  EXPECT_EQ(demangle("_Z3fooi"), "foo(int)");
+  EXPECT_EQ(demangle("cudaMalloc"), "cudaMalloc");
+  EXPECT_EQ(demangle("_Znot-valid"), "_Znot-valid");
+}
+
+}  // namespace
+}  // namespace syncscope

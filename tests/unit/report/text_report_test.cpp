@@ -1,0 +1,58 @@
+#include "report/text_report.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tests/unit/report/report_test_util.h"
+
+namespace syncscope::testing {
+namespace {
+
+std::string render(const std::vector<ProcessTrace>& traces) {
+  std::ostringstream out;
+  render_text_report(traces, TextReportOptions{}, out);
+  return out.str();
+}
+
+TEST(TextReport, ProcessHeaderTableAndStacks) {
+  std::string text = render({sample_trace()});
+  EXPECT_NE(text.find("== process 321: ./train --steps 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("6 CUDA calls (3 launches)"), std::string::npos) << text;
+  // Table rows ranked by host time, with units.
+  size_t sync = text.find("cudaStreamSynchronize");
+  size_t copy = text.find("cudaMemcpyAsync");
+  size_t launch = text.find("__cudaLaunchKernel");
+  ASSERT_NE(sync, std::string::npos);
+  EXPECT_LT(sync, copy);
+  EXPECT_LT(copy, launch);
+  EXPECT_NE(text.find("200.0 µs"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.00 MiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("H2D 1, pageable 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("#1 cudaStreamSynchronize: 2 calls, 200.0 µs"), std::string::npos) << text;
+  EXPECT_EQ(text.find("SIMULATED"), std::string::npos);
+  EXPECT_EQ(text.find("dropped"), std::string::npos);
+}
+
+TEST(TextReport, SaysSimulatedDroppedAndIncomplete) {
+  ProcessTrace t = sample_trace();
+  t.process_info[1].second = "fake (simulated GPU)";
+  t.events_dropped = 17;
+  t.complete = false;
+  t.truncation = "no end record (process killed or still running)";
+  std::string text = render({t});
+  EXPECT_NE(text.find("GPU: SIMULATED"), std::string::npos) << text;
+  EXPECT_NE(text.find("dropped events: 17"), std::string::npos) << text;
+  EXPECT_NE(text.find("trace incomplete: no end record"), std::string::npos) << text;
+}
+
+TEST(TextReport, ProcessesWithoutCudaAreCountedNotListed) {
+  ProcessTrace empty;
+  empty.header.pid = 99;
+  std::string text = render({sample_trace(), empty, empty});
+  EXPECT_EQ(text.find("process 99"), std::string::npos);
+  EXPECT_NE(text.find("2 process(es) without CUDA calls not shown"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace syncscope::testing

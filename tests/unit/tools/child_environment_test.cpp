@@ -1,0 +1,49 @@
+#include "tools/child_environment.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace syncscope {
+namespace {
+
+bool has(const std::vector<std::string>& env, const std::string& kv) {
+  return std::find(env.begin(), env.end(), kv) != env.end();
+}
+
+RecorderSettings settings() { return RecorderSettings{"/opt/s/lib/libsyncscope.so", "/tmp/trace", {}, {}, true}; }
+
+TEST(ChildEnvironment, AddsPreloadAndOutputDir) {
+  auto env = child_environment({"PATH=/bin", "HOME=/root"}, settings());
+  EXPECT_TRUE(has(env, "PATH=/bin"));
+  EXPECT_TRUE(has(env, "LD_PRELOAD=/opt/s/lib/libsyncscope.so"));
+  EXPECT_TRUE(has(env, "SYNCSCOPE_OUTPUT_DIR=/tmp/trace"));
+  EXPECT_FALSE(std::any_of(env.begin(), env.end(), [](const std::string& s) { return s.rfind("SYNCSCOPE_STACKS", 0) == 0; }));
+}
+
+TEST(ChildEnvironment, PrependsToExistingPreloadOnce) {
+  auto env = child_environment({"LD_PRELOAD=libjemalloc.so"}, settings());
+  EXPECT_TRUE(has(env, "LD_PRELOAD=/opt/s/lib/libsyncscope.so:libjemalloc.so"));
+  auto again = child_environment({"LD_PRELOAD=libjemalloc.so /opt/s/lib/libsyncscope.so"}, settings());
+  EXPECT_TRUE(has(again, "LD_PRELOAD=libjemalloc.so /opt/s/lib/libsyncscope.so"));
+  auto empty = child_environment({"LD_PRELOAD="}, settings());
+  EXPECT_TRUE(has(empty, "LD_PRELOAD=/opt/s/lib/libsyncscope.so"));
+}
+
+TEST(ChildEnvironment, OptionsOverrideTheUsersSettings) {
+  RecorderSettings s = settings();
+  s.flush_ms = 20;
+  s.ring_events = 4096;
+  s.stacks = false;
+  auto env = child_environment({"SYNCSCOPE_OUTPUT_DIR=/old", "SYNCSCOPE_DISABLE=1", "SYNCSCOPE_FLUSH_MS=999"}, s);
+  EXPECT_TRUE(has(env, "SYNCSCOPE_OUTPUT_DIR=/tmp/trace"));
+  EXPECT_FALSE(has(env, "SYNCSCOPE_OUTPUT_DIR=/old"));
+  EXPECT_FALSE(has(env, "SYNCSCOPE_DISABLE=1"));
+  EXPECT_TRUE(has(env, "SYNCSCOPE_FLUSH_MS=20"));
+  EXPECT_FALSE(has(env, "SYNCSCOPE_FLUSH_MS=999"));
+  EXPECT_TRUE(has(env, "SYNCSCOPE_RING_EVENTS=4096"));
+  EXPECT_TRUE(has(env, "SYNCSCOPE_STACKS=0"));
+}
+
+}  // namespace
+}  // namespace syncscope
