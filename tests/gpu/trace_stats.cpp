@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
     for (const Event& e : trace->events) {
       std::string name(api_name(e.api));
       nlohmann::json& a = apis[name];
+      if (a.is_null()) a = {{"count", 0}, {"bytes", 0}, {"host_ns", 0}, {"copies", nlohmann::json::object()},
+                            {"streams", nlohmann::json::object()}};
       a["count"] = a.value("count", 0) + 1;
       a["bytes"] = a.value("bytes", uint64_t{0}) + e.bytes;
       a["host_ns"] = a.value("host_ns", uint64_t{0}) + (e.end_ns - e.start_ns);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/api.h"
 #include "trace/reader.h"
 
 namespace syncscope::testing {

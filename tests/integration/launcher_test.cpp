@@ -40,7 +40,9 @@ TEST(Launcher, ProcessWithoutCudaLeavesNoTrace) {
   RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--", "/bin/sh", "-c", "exit 0"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto files = list_trace_files(dir + "/t");
-  if (files.ok()) EXPECT_TRUE(files->empty());
+  if (files.ok()) {
+    EXPECT_TRUE(files->empty());
+  }
 }
 
 TEST(Launcher, PrependsToAnExistingLdPreload) {
@@ -88,7 +90,9 @@ TEST(Launcher, KilledTargetLeavesAReadableTrace) {
   EXPECT_GT(count_api(traces[0], ApiId::cudaStreamSynchronize), 10u);
   // Every stack an event names was written too.
   for (const Event& e : traces[0].events) {
-    if (e.stack_id != 0) EXPECT_TRUE(traces[0].stacks.count(e.stack_id)) << e.stack_id;
+    if (e.stack_id != 0) {
+      EXPECT_TRUE(traces[0].stacks.count(e.stack_id)) << e.stack_id;
+    }
   }
 }
 
