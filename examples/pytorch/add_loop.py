@@ -4,13 +4,16 @@ The launches reach the runtime through __cudaLaunchKernel (CUDA 13); syncscope
 must see every one of them and nothing else in the loop.
 """
 import sys
+import time
 
 import torch
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 y = torch.zeros(1024, device="cuda")
 torch.cuda.synchronize()
+t0 = time.perf_counter()
 for _ in range(steps):
     y.add_(1)
 torch.cuda.synchronize()
-print(f"add_loop: {steps} launches, y[0]={y[0].item():.0f}")
+elapsed = time.perf_counter() - t0
+print(f"add_loop: {steps} launches in {elapsed * 1e3:.1f} ms ({elapsed / steps * 1e6:.2f} us/launch), y[0]={y[0].item():.0f}")
