@@ -9,11 +9,16 @@ import time
 import torch
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 1  # timed repetitions (overhead runs)
 y = torch.zeros(1024, device="cuda")
 torch.cuda.synchronize()
-t0 = time.perf_counter()
-for _ in range(steps):
-    y.add_(1)
-torch.cuda.synchronize()
-elapsed = time.perf_counter() - t0
-print(f"add_loop: {steps} launches in {elapsed * 1e3:.1f} ms ({elapsed / steps * 1e6:.2f} us/launch), y[0]={y[0].item():.0f}")
+times = []
+for _ in range(repeats):
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        y.add_(1)
+    torch.cuda.synchronize()
+    times.append(time.perf_counter() - t0)
+median = sorted(times)[len(times) // 2]
+print(f"add_loop: {steps} launches x{repeats}, median {median * 1e3:.1f} ms "
+      f"({median / steps * 1e6:.2f} us/launch), y[0]={y[0].item():.0f}")

@@ -103,6 +103,9 @@ for name, want in expected_apis.items():
 
 rc, t = record("fork_child", [f"{ex}/fork_child"])
 check("fork_child", "traces (parent + child)", 2, len(t), rc == 0 and len(t) == 2)
+child = [tr for tr in t if "cudaMalloc" in tr.get("apis", {}) and len(tr["apis"]) == 1]
+check("fork_child", "child's own cudaMalloc recorded (failing: CUDA after fork)", 1,
+      len(child), len(child) == 1)
 
 # ---- PyTorch ----
 rc, t = record("torch_add_loop", ["python3", os.path.join(ROOT, "examples/pytorch/add_loop.py"), "20000"])
@@ -124,6 +127,7 @@ c = api(t, "cudaMemcpyAsync")
 h2d = c["copies"].get("H2D/pageable", 0)
 check("torch pageable .to(non_blocking)", "H2D pageable cudaMemcpyAsync", ">=100", f"{h2d} {c['copies']}", h2d >= 100)
 
+results = [tuple(c if len(c) <= 90 else c[:87] + "..." for c in r) for r in results]
 width = [max(len(r[i]) for r in results) for i in range(5)]
 header = ("scenario", "check", "expected", "observed", "verdict")
 width = [max(w, len(h)) for w, h in zip(width, header)]

@@ -11,10 +11,10 @@ nvidia-smi -L
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
 python3 "$root/tests/gpu/check_foundation.py" "$bundle" "$out/traces" 2>&1 | tee "$out/check_foundation.log"
 status=${PIPESTATUS[0]}
-echo "== interleaved overhead: examples/pytorch/add_loop.py 20000, plain vs under syncscope"
-for i in 1 2 3 4 5; do
-  echo -n "plain:  "; python3 "$root/examples/pytorch/add_loop.py" 20000
+echo "== interleaved overhead: add_loop.py, 20000 launches, median of 9 loops per process, 7 processes each way"
+for i in 1 2 3 4 5 6 7; do
+  echo -n "plain:  "; python3 "$root/examples/pytorch/add_loop.py" 20000 9
   echo -n "hooked: "; "$bundle/bin/syncscope" run --no-report --force -o "$out/overhead" -- \
-    python3 "$root/examples/pytorch/add_loop.py" 20000 2>/dev/null
+    python3 "$root/examples/pytorch/add_loop.py" 20000 9 2>/dev/null
 done 2>&1 | tee "$out/overhead.log"
 exit "$status"
