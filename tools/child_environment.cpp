@@ -26,7 +26,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
   overrides["SYNCSCOPE_OUTPUT_DIR"] = settings.output_dir;
   if (settings.flush_ms) overrides["SYNCSCOPE_FLUSH_MS"] = std::to_string(*settings.flush_ms);
   if (settings.ring_events) overrides["SYNCSCOPE_RING_EVENTS"] = std::to_string(*settings.ring_events);
-  if (!settings.stacks) overrides["SYNCSCOPE_STACKS"] = "0";
+  if (!settings.stacks) overrides.insert_or_assign("SYNCSCOPE_STACKS", std::string(1, '0'));
 
   std::string preload = settings.preload_path;
   for (const std::string& kv : environment) {
