@@ -8,21 +8,11 @@
 #include <atomic>
 
 #include "preload/call_record.h"
+#include "preload/cuda_private_api.h"
 #include "preload/real_function.h"
 #include "preload/recorder.h"
 #include "preload/thread_state.h"
 #include "trace/api.h"
-
-// Entry points the headers declare only under per-thread-default-stream
-// builds, or only in crt/ headers that pull in device code.
-extern "C" {
-cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
-cudaError_t cudaLaunchKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
-cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
-cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
-}
 
 #define SS_EXPORT __attribute__((visibility("default")))
 

@@ -13,21 +13,13 @@
 #include "fake_kernels.h"
 #include "fake_memory.h"
 #include "fake_streams.h"
+#include "preload/cuda_private_api.h"
 
 #define FAKE_API extern "C" __attribute__((visibility("default")))
 
 // The marker tools look for to tell a simulated run from a real GPU.
 extern "C" {
 __attribute__((visibility("default"))) int syncscopeFakeCudaRuntime = 1;
-}
-
-extern "C" {
-cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
-cudaError_t cudaLaunchKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
-cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
-cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
 }
 
 using namespace fakecuda;
