@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <string>
 
+#include "detectors/analysis.h"
 #include "detectors/api_summary.h"
+#include "report/site_frames.h"
 #include "report/symbolizer.h"
 #include "report/units.h"
 #include "trace/api.h"
@@ -37,6 +39,58 @@ const char* host_mem_name(uint8_t m) {
 // Frames inside the preload itself are recording machinery, not the user's code.
 bool is_own_frame(const Frame& f) { return f.module == "libsyncscope.so"; }
 
+void render_finding(const ProcessTrace& trace, const Finding& f, int rank, Symbolizer& symbolizer,
+                    const TextReportOptions& options, std::ostream& out) {
+  SiteFrames site = site_frames(trace, f.stack_id, symbolizer);
+  std::string where = site.user_index >= 0 ? site.native[site.user_index].symbol + " (" +
+                                                 site.native[site.user_index].module + ")"
+                                           : std::string("unknown site");
+  out << "   #" << rank << " " << category_name(f.category) << " at " << where << "\n";
+  out << "      " << f.api_sequence << ": " << f.count << " calls";
+  if (f.per_step > 0) {
+    char buffer[160];
+    std::snprintf(buffer, sizeof(buffer), ", %.2f per step, %s host blocked per step (%.0f%% of step time)",
+                  f.per_step, format_duration(static_cast<uint64_t>(f.blocked_ns_per_step)).c_str(),
+                  100.0 * f.step_share);
+    out << buffer;
+  }
+  out << ", " << format_duration(f.host_blocked_ns) << " host blocked in all";
+  if (f.bytes > 0) out << ", " << format_bytes(f.bytes);
+  out << "\n";
+  int shown = 0;
+  for (size_t i = 0; i < site.native.size() && shown < options.max_frames; ++i, ++shown) {
+    out << "        " << (static_cast<int>(i) == site.user_index ? "> " : "  ") << site.native[i].to_string() << "\n";
+  }
+  if (!f.hint.empty()) out << "      hint: " << f.hint << "\n";
+}
+
+void render_findings(const ProcessTrace& trace, const Analysis& analysis, const TextReportOptions& options,
+                     std::ostream& out) {
+  Symbolizer symbolizer(trace);
+  int steady = 0, warmup = 0;
+  for (const Finding& f : analysis.findings) (f.phase == Phase::kSteady ? steady : warmup)++;  // warmup: all non-steady
+  if (steady == 0) out << "   no findings in steady state\n";
+  else out << "   findings (steady state, worst first):\n";
+  int rank = 0;
+  for (const Finding& f : analysis.findings) {
+    if (f.phase != Phase::kSteady) continue;
+    if (rank == options.max_findings) break;
+    render_finding(trace, f, ++rank, symbolizer, options, out);
+  }
+  if (warmup > 0) {
+    out << "\n   outside steady state (warm-up, teardown; lower severity): ";
+    bool first = true;
+    for (const Finding& f : analysis.findings) {
+      if (f.phase == Phase::kSteady) continue;
+      out << (first ? "" : ", ") << phase_name(f.phase) << " " << category_name(f.category) << " " << f.api << " x"
+          << f.count;
+      first = false;
+    }
+    out << "\n";
+  }
+  out << "\n";
+}
+
 void render_process(const ProcessTrace& trace, const TextReportOptions& options, std::ostream& out) {
   ApiSummary summary = summarize(trace);
   std::string command = trace.info("argv");
@@ -58,7 +112,18 @@ void render_process(const ProcessTrace& trace, const TextReportOptions& options,
   }
   if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
+  Analysis analysis = analyze(trace, options.steps);
+  if (analysis.steps.detected) {
+    out << "   steps: " << analysis.steps.steps << " steady steps of " << analysis.steps.period_launches
+        << " launches, " << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked "
+        << format_duration(static_cast<uint64_t>(analysis.blocked_ns_per_step)) << " per step\n";
+  } else {
+    out << "   steps: no repeating launch pattern; the first " << format_duration(analysis.steps.steady_start_ns -
+                                                                                  trace.events.front().start_ns)
+        << " count as warm-up\n";
+  }
   out << "\n";
+  render_findings(trace, analysis, options, out);
 
   out << "   " << pad("API", 30) << lpad("calls", 9) << lpad("total", 12) << lpad("max", 12) << lpad("bytes", 12)
       << "  notes\n";

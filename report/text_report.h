@@ -6,6 +6,7 @@
 #include <ostream>
 #include <vector>
 
+#include "detectors/steps.h"
 #include "trace/reader.h"
 
 namespace syncscope {
@@ -13,6 +14,8 @@ namespace syncscope {
 struct TextReportOptions {
   int top_stacks = 5;   // stacks listed per process
   int max_frames = 12;  // frames listed per stack
+  int max_findings = 10;  // steady-state findings listed per process
+  StepOptions steps;
 };
 
 void render_text_report(const std::vector<ProcessTrace>& traces, const TextReportOptions& options,

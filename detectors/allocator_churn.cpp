@@ -1,0 +1,61 @@
+#include <unordered_map>
+
+#include "detectors/detectors.h"
+#include "detectors/site_aggregator.h"
+#include "trace/api.h"
+
+namespace syncscope {
+namespace {
+
+bool is_allocation_call(ApiFamily f) {
+  return f == ApiFamily::kAlloc || f == ApiFamily::kFree || f == ApiFamily::kHostAlloc || f == ApiFamily::kHostFree;
+}
+
+}  // namespace
+
+// Stream-ordered allocations (cudaMallocAsync/cudaFreeAsync) are how a
+// memory-pool allocator is meant to work: not churn (docs/findings-schema.md).
+std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, const StepInfo& steps) {
+  SiteAggregator sites(Category::kAllocatorChurn, steps);
+  // Cause hints from each thread's recent history.
+  struct History {
+    uint64_t last_alloc_bytes = 0;
+    int growing_run = 0;
+    std::vector<uint64_t> recent_free_times;
+  };
+  std::unordered_map<uint64_t, History> by_site;  // (tid, stack) for sizes
+  std::unordered_map<uint32_t, History> by_thread;  // free bursts
+  for (const Event& e : events) {
+    ApiFamily family = api_family(e.api);
+    if (!is_allocation_call(family) || (e.flags & (kFlagCapturing | kFlagError))) continue;
+    if (e.flags & kFlagAsync) continue;
+    std::string api(api_name(e.api));
+    std::string cause = "churn";
+    if (family == ApiFamily::kFree || family == ApiFamily::kHostFree) {
+      auto& frees = by_thread[e.tid].recent_free_times;
+      frees.push_back(e.start_ns);
+      while (!frees.empty() && e.start_ns - frees.front() > 5000000) frees.erase(frees.begin());
+      if (frees.size() >= 4) cause = "free-burst";  // empty_cache() releases many blocks at once
+    } else {
+      by_thread[e.tid].recent_free_times.clear();
+      History& h = by_site[(uint64_t{e.tid} << 32) | e.stack_id];
+      h.growing_run = e.bytes > h.last_alloc_bytes && h.last_alloc_bytes != 0 ? h.growing_run + 1 : 0;
+      h.last_alloc_bytes = e.bytes;
+      if (h.growing_run >= 2) cause = "growing";
+    }
+    sites.add(e, api, api, cause, e.end_ns - e.start_ns, e.bytes);
+  }
+  return sites.finish([](const std::string& cause) {
+    if (cause == "free-burst")
+      return std::string("bursts of frees: torch.cuda.empty_cache() (or gc of a large model) in the loop returns "
+                         "memory the next step allocates again; remove it");
+    if (cause == "growing")
+      return std::string("allocation sizes keep growing (variable shapes): pad or bucket shapes, or set "
+                         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    return std::string("device allocations in steady state: reuse buffers (allocate once outside the loop); under "
+                       "PyTorch this means the caching allocator is at its limit — lower peak memory or use "
+                       "expandable_segments");
+  });
+}
+
+}  // namespace syncscope

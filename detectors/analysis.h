@@ -1,0 +1,20 @@
+// Runs steady-state detection and every detector over one process's trace.
+#pragma once
+
+#include <vector>
+
+#include "detectors/finding.h"
+#include "detectors/steps.h"
+#include "trace/reader.h"
+
+namespace syncscope {
+
+struct Analysis {
+  StepInfo steps;
+  std::vector<Finding> findings;  // ranked: steady first, then by severity
+  double blocked_ns_per_step = 0; // steady hidden-sync + pageable host time per step (0 if no steps)
+};
+
+Analysis analyze(const ProcessTrace& trace, const StepOptions& options = {});
+
+}  // namespace syncscope

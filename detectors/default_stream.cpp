@@ -1,0 +1,55 @@
+#include <set>
+#include <unordered_map>
+
+#include "detectors/detectors.h"
+#include "detectors/site_aggregator.h"
+#include "trace/api.h"
+
+namespace syncscope {
+
+std::vector<Finding> detect_default_stream(const std::vector<Event>& events, const StepInfo& steps) {
+  SiteAggregator sites(Category::kDefaultStream, steps);
+  // Streams that run kernels (steady state), and blocking streams the program created.
+  std::set<uint64_t> compute_streams;
+  std::set<uint64_t> blocking_streams;
+  std::set<uint64_t> busy_blocking;  // blocking streams with work in steady state
+  for (const Event& e : events) {
+    ApiFamily f = api_family(e.api);
+    if (f == ApiFamily::kStreamCreate && !(e.flags & kFlagError) && (e.bytes & 1u) == 0) blocking_streams.insert(e.stream);
+    if (e.start_ns < steps.steady_start_ns || e.start_ns >= steps.steady_end_ns || (e.flags & kFlagCapturing)) continue;
+    if (f == ApiFamily::kLaunch) compute_streams.insert(e.stream);
+  }
+  for (const Event& e : events) {
+    if (e.start_ns >= steps.steady_start_ns && e.start_ns < steps.steady_end_ns && blocking_streams.count(e.stream) &&
+        api_family(e.api) != ApiFamily::kStreamDestroy) {
+      busy_blocking.insert(e.stream);
+    }
+  }
+  const bool legacy_serialises = !busy_blocking.empty();
+  for (const Event& e : events) {
+    if (e.flags & (kFlagCapturing | kFlagError)) continue;
+    ApiFamily f = api_family(e.api);
+    std::string api(api_name(e.api));
+    const bool legacy = (e.stream == 0 && !(e.flags & kFlagPerThreadStream)) || e.stream == kStreamLegacy;
+    if (f == ApiFamily::kCopy && (e.flags & kFlagAsync) && e.direction == static_cast<uint8_t>(Direction::kHostToDevice) &&
+        e.host_mem != static_cast<uint8_t>(HostMem::kPageable) && compute_streams.count(e.stream)) {
+      sites.add(e, api, api + "(H2D) on the compute stream", "copy-on-compute-stream", 0, e.bytes);
+    } else if (legacy && legacy_serialises && (f == ApiFamily::kLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset)) {
+      sites.add(e, api, api + " on the legacy default stream", "legacy-stream", 0, e.bytes);
+    }
+  }
+  std::vector<Finding> findings = sites.finish([](const std::string& cause) {
+    return std::string(cause == "copy-on-compute-stream"
+                           ? "host-to-device copies queued behind the kernels on one stream cannot overlap them: "
+                             "copy on a separate stream (torch.cuda.Stream) and order with events (wait_stream / "
+                             "record_stream)"
+                           : "work on the legacy default stream waits for, and blocks, every blocking stream: create "
+                             "streams with cudaStreamNonBlocking or compile with --default-stream per-thread");
+  });
+  // No host time is lost directly; rank by how often it happens per step.
+  for (Finding& f : findings) f.severity = 0.01 * (f.per_step > 0 ? f.per_step : 1) * (f.phase == Phase::kSteady ? 1 : 0.1);
+
+  return findings;
+}
+
+}  // namespace syncscope

@@ -1,0 +1,74 @@
+#include <string>
+#include <unordered_map>
+
+#include "detectors/detectors.h"
+#include "detectors/site_aggregator.h"
+#include "trace/api.h"
+
+namespace syncscope {
+namespace {
+
+const char* hint(const std::string& cause) {
+  if (cause == "read-back")
+    return "a device value is read on the host (.item(), print(tensor), if tensor:, bool(), nonzero, masked "
+           "indexing, .cpu()): keep it on the GPU and read it every N steps, or copy it non_blocking into pinned "
+           "memory and read it a step later";
+  if (cause == "explicit")
+    return "an explicit synchronize in the loop: remove it, or record a CUDA event and wait for that only where "
+           "the result is needed (torch.cuda.Event for timing)";
+  if (cause == "implicit-free")
+    return "cudaFree/cudaFreeHost synchronise the whole device: keep buffers alive (a caching allocator, no "
+           "torch.cuda.empty_cache() in the loop)";
+  if (cause == "sync-copy")
+    return "a synchronous cudaMemcpy waits for all queued work: use cudaMemcpyAsync on a stream with pinned memory";
+  if (cause == "sync-memset") return "cudaMemset is synchronous: use cudaMemsetAsync on the work's stream";
+  return "";
+}
+
+bool is_d2h(const Event& e) {
+  return api_family(e.api) == ApiFamily::kCopy && e.direction == static_cast<uint8_t>(Direction::kDeviceToHost);
+}
+
+std::string with_direction(const Event& e) {
+  static const char* kDirections[] = {"", "H2H", "H2D", "D2H", "D2D", "?"};
+  std::string name(api_name(e.api));
+  if (e.direction != 0 && e.direction < 6) name += std::string("(") + kDirections[e.direction] + ")";
+  return name;
+}
+
+}  // namespace
+
+std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const StepInfo& steps) {
+  SiteAggregator sites(Category::kHiddenSync, steps);
+  // Per thread, the last non-launch call: a D2H copy right before a wait is a read-back.
+  std::unordered_map<uint32_t, const Event*> previous;
+  for (const Event& e : events) {
+    ApiFamily family = api_family(e.api);
+    if (family == ApiFamily::kLaunch || family == ApiFamily::kEventRecord || family == ApiFamily::kQuery) continue;
+    const Event* before = previous[e.tid];
+    previous[e.tid] = &e;
+    if (e.flags & (kFlagCapturing | kFlagError)) continue;  // captured work does not execute now
+    const uint64_t ns = e.end_ns - e.start_ns;
+    const std::string api(api_name(e.api));
+    if (family == ApiFamily::kSync) {
+      bool read_back = before != nullptr && is_d2h(*before) && (before->flags & kFlagAsync) &&
+                       (before->stream == e.stream || e.api == static_cast<uint16_t>(ApiId::cudaDeviceSynchronize));
+      if (read_back) {
+        sites.add(e, api, with_direction(*before) + "+" + api, "read-back", ns + (before->end_ns - before->start_ns),
+                  before->bytes);
+      } else {
+        sites.add(e, api, api, "explicit", ns, 0);
+      }
+    } else if ((family == ApiFamily::kFree && !(e.flags & kFlagAsync)) || family == ApiFamily::kHostFree) {
+      sites.add(e, api, api, "implicit-free", ns, 0);
+    } else if (family == ApiFamily::kCopy && !(e.flags & kFlagAsync) &&
+               e.direction != static_cast<uint8_t>(Direction::kHostToHost)) {
+      sites.add(e, api, with_direction(e), "sync-copy", ns, e.bytes);
+    } else if (family == ApiFamily::kMemset && !(e.flags & kFlagAsync)) {
+      sites.add(e, api, api, "sync-memset", ns, e.bytes);
+    }
+  }
+  return sites.finish(hint);
+}
+
+}  // namespace syncscope

@@ -1,0 +1,28 @@
+#include "detectors/detectors.h"
+#include "detectors/site_aggregator.h"
+#include "trace/api.h"
+
+namespace syncscope {
+
+std::vector<Finding> detect_pageable_copies(const std::vector<Event>& events, const StepInfo& steps) {
+  SiteAggregator sites(Category::kPageableCopy, steps);
+  for (const Event& e : events) {
+    if (api_family(e.api) != ApiFamily::kCopy || e.host_mem != static_cast<uint8_t>(HostMem::kPageable)) continue;
+    if (e.flags & (kFlagCapturing | kFlagError)) continue;
+    const bool h2d = e.direction == static_cast<uint8_t>(Direction::kHostToDevice);
+    std::string api(api_name(e.api));
+    // Asked to be asynchronous, yet the host waited: the worst kind.
+    std::string cause = (e.flags & kFlagAsync) ? "async-requested" : "synchronous";
+    sites.add(e, api, api + (h2d ? "(H2D)" : "(D2H)"), cause, e.end_ns - e.start_ns, e.bytes);
+  }
+  return sites.finish([](const std::string& cause) {
+    return std::string(cause == "async-requested"
+                           ? "the copy was asked to be asynchronous but its host memory is pageable, so the host "
+                             "blocked: pin it (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
+                             "non_blocking=True"
+                           : "pageable host memory makes the runtime stage the copy: pin the host buffer and use "
+                             "an asynchronous copy");
+  });
+}
+
+}  // namespace syncscope

@@ -1,0 +1,106 @@
+#include "detectors/steps.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "trace/api.h"
+
+namespace syncscope {
+namespace {
+
+// Calls that make up a step's pattern. Polls and event records come and go
+// with timing (allocator bookkeeping), so they are left out.
+bool is_pattern_call(const Event& e) {
+  ApiFamily f = api_family(e.api);
+  return f != ApiFamily::kQuery && f != ApiFamily::kEventRecord && f != ApiFamily::kStreamWait &&
+         (e.flags & kFlagCapturing) == 0;
+}
+
+// Share of positions i in [from, n-p) where tokens[i] == tokens[i+p].
+double match_rate(const std::vector<uint32_t>& tokens, size_t from, size_t p) {
+  if (from + p >= tokens.size()) return 0;
+  size_t same = 0, total = tokens.size() - p - from;
+  for (size_t i = from; i + p < tokens.size(); ++i) same += tokens[i] == tokens[i + p];
+  return static_cast<double>(same) / static_cast<double>(total);
+}
+
+}  // namespace
+
+StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& options) {
+  StepInfo info;
+  if (events.empty()) return info;
+  const uint64_t begin = events.front().start_ns;
+  for (const Event& e : events) info.end_ns = std::max(info.end_ns, e.end_ns);
+
+  // Tokens: a launch is its kernel (or graph) and stream; any other call its
+  // API and call site.
+  std::vector<uint32_t> tokens;
+  std::vector<uint64_t> times;
+  std::vector<uint64_t> ends;
+  std::unordered_map<uint64_t, uint32_t> ids;
+  for (const Event& e : events) {
+    if (!is_pattern_call(e)) continue;
+    ApiFamily f = api_family(e.api);
+    uint64_t what = (f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch) ? e.dst : e.stack_id;
+    uint64_t key = what * 1000003u ^ e.stream * 7919u ^ (uint64_t{e.api} << 56);
+    auto [it, inserted] = ids.emplace(key, static_cast<uint32_t>(ids.size()));
+    tokens.push_back(it->second);
+    times.push_back(e.start_ns);
+    ends.push_back(e.end_ns);
+  }
+
+  // Smallest period whose repetition holds over the second half of the run
+  // (warm-up is usually at the start, so it does not spoil the match).
+  const size_t n = tokens.size();
+  size_t period = 0;
+  if (n >= 8) {
+    for (size_t p = 1; p <= n / 3; ++p) {
+      if (match_rate(tokens, n / 2 > p ? n / 2 - p : 0, p) >= options.min_match) {
+        period = p;
+        break;
+      }
+    }
+  }
+  if (period > 0) {
+    // Warm-up ends where the pattern starts to hold: walk back from the
+    // middle while windows of one period keep matching.
+    size_t start = n / 2;
+    while (start >= period) {
+      size_t same = 0;
+      for (size_t i = start - period; i < start; ++i) same += tokens[i] == tokens[i + period];
+      if (static_cast<double>(same) < options.min_match * static_cast<double>(period)) break;
+      start -= period;
+    }
+    // Teardown starts where the pattern stops: walk forward the same way.
+    size_t stop = std::max(n / 2, period);
+    while (stop + period <= n) {
+      size_t same = 0;
+      for (size_t i = stop; i < stop + period; ++i) same += tokens[i] == tokens[i - period];
+      if (static_cast<double>(same) < options.min_match * static_cast<double>(period)) break;
+      stop += period;
+    }
+    size_t first_step = start + static_cast<size_t>(std::max(0, options.warmup_steps)) * period;
+    uint64_t full = first_step < stop ? (stop - first_step) / period : 0;
+    if (full >= 2) {
+      info.detected = true;
+      info.period_launches = static_cast<uint32_t>(period);
+      info.steps = full;
+      info.steady_start_ns = times[first_step];
+      uint64_t last = times[first_step + full * period - 1];
+      info.steady_end_ns = ends[first_step + full * period - 1] + 1;
+      // Mean step time from step starts; the last step's length is estimated.
+      info.step_ns = full > 1 ? static_cast<double>(times[first_step + (full - 1) * period] - times[first_step]) /
+                                    static_cast<double>(full - 1)
+                              : static_cast<double>(last - times[first_step]);
+      return info;
+    }
+  }
+  // No repeating launch pattern: a time-based warm-up.
+  double warmup_ns = options.warmup_seconds >= 0 ? options.warmup_seconds * 1e9
+                                                 : 0.1 * static_cast<double>(info.end_ns - begin);
+  info.steady_start_ns = begin + static_cast<uint64_t>(warmup_ns);
+  info.steady_end_ns = info.end_ns + 1;
+  return info;
+}
+
+}  // namespace syncscope
