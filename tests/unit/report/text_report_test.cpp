@@ -20,9 +20,11 @@ TEST(TextReport, ProcessHeaderTableAndStacks) {
   EXPECT_NE(text.find("== process 321: ./train --steps 2"), std::string::npos) << text;
   EXPECT_NE(text.find("6 CUDA calls (3 launches)"), std::string::npos) << text;
   // Table rows ranked by host time, with units.
-  size_t sync = text.find("cudaStreamSynchronize");
-  size_t copy = text.find("cudaMemcpyAsync");
-  size_t launch = text.find("__cudaLaunchKernel");
+  size_t table = text.find("   API ");
+  ASSERT_NE(table, std::string::npos) << text;
+  size_t sync = text.find("cudaStreamSynchronize", table);
+  size_t copy = text.find("cudaMemcpyAsync", table);
+  size_t launch = text.find("__cudaLaunchKernel", table);
   ASSERT_NE(sync, std::string::npos);
   EXPECT_LT(sync, copy);
   EXPECT_LT(copy, launch);
