@@ -62,28 +62,42 @@ StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& optio
     }
   }
   if (period > 0) {
-    // Warm-up ends where the pattern starts to hold: walk back from the
-    // middle while windows of one period keep matching.
-    size_t start = n / 2;
-    while (start >= period) {
+    // Warm-up ends where the pattern starts to hold, teardown where it stops:
+    // walk out from the middle one period at a time. A single noisy window
+    // (an extra kernel now and then) is tolerated; two in a row end the walk.
+    auto window_matches = [&](size_t from) {
       size_t same = 0;
-      for (size_t i = start - period; i < start; ++i) same += tokens[i] == tokens[i + period];
-      if (static_cast<double>(same) < options.min_match * static_cast<double>(period)) break;
-      start -= period;
+      for (size_t i = from; i < from + period; ++i) same += tokens[i] == tokens[i + period];
+      return static_cast<double>(same) >= options.min_match * static_cast<double>(period);
+    };
+    size_t start = n / 2, candidate = n / 2;
+    int misses = 0;
+    while (candidate >= period && misses < 2) {
+      candidate -= period;
+      if (window_matches(candidate)) {
+        start = candidate;
+        misses = 0;
+      } else {
+        ++misses;
+      }
     }
-    // Teardown starts where the pattern stops: walk forward the same way.
     size_t stop = std::max(n / 2, period);
-    while (stop + period <= n) {
-      size_t same = 0;
-      for (size_t i = stop; i < stop + period; ++i) same += tokens[i] == tokens[i - period];
-      if (static_cast<double>(same) < options.min_match * static_cast<double>(period)) break;
-      stop += period;
+    candidate = stop;
+    misses = 0;
+    while (candidate + period <= n && misses < 2) {
+      if (window_matches(candidate - period)) {
+        stop = candidate + period;
+        misses = 0;
+      } else {
+        ++misses;
+      }
+      candidate += period;
     }
     size_t first_step = start + static_cast<size_t>(std::max(0, options.warmup_steps)) * period;
     uint64_t full = first_step < stop ? (stop - first_step) / period : 0;
     if (full >= 2) {
       info.detected = true;
-      info.period_launches = static_cast<uint32_t>(period);
+      info.period_calls = static_cast<uint32_t>(period);
       info.steps = full;
       info.steady_start_ns = times[first_step];
       uint64_t last = times[first_step + full * period - 1];

@@ -74,7 +74,7 @@ nlohmann::json findings_json(const std::vector<ProcessTrace>& traces, const Step
         {"steps",
          {{"detected", analysis.steps.detected},
           {"count", analysis.steps.steps},
-          {"launches_per_step", analysis.steps.period_launches},
+          {"calls_per_step", analysis.steps.period_calls},
           {"step_time_us", analysis.steps.step_ns / 1e3},
           {"steady_start_ns", analysis.steps.steady_start_ns}}},
         {"host_blocked_us_per_step", analysis.blocked_ns_per_step / 1e3},

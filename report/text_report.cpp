@@ -114,8 +114,8 @@ void render_process(const ProcessTrace& trace, const TextReportOptions& options,
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
   Analysis analysis = analyze(trace, options.steps);
   if (analysis.steps.detected) {
-    out << "   steps: " << analysis.steps.steps << " steady steps of " << analysis.steps.period_launches
-        << " launches, " << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked "
+    out << "   steps: " << analysis.steps.steps << " steady steps of " << analysis.steps.period_calls
+        << " calls, " << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked "
         << format_duration(static_cast<uint64_t>(analysis.blocked_ns_per_step)) << " per step\n";
   } else {
     out << "   steps: no repeating launch pattern; the first " << format_duration(analysis.steps.steady_start_ns -

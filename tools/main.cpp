@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--ring-events", ring_events, "Events per thread ring (default 16384)")
       ->check(CLI::Range(64, 1 << 24));
   run_cmd->add_option("--top", run.report_options.top_stacks, "Call sites listed per process (default 5)");
+  std::vector<std::string> run_formats;
+  run_cmd->add_option("--format", run_formats, "Report format: text (default), json, json=FILE; repeatable");
+  run_cmd->add_option("--warmup", run.report_options.steps.warmup_seconds,
+                      "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
   run_cmd->add_option("command", run.command, "The command to record, after --")->required();
 
   std::string report_dir;
@@ -43,6 +47,10 @@ int main(int argc, char** argv) {
   CLI::App* report_cmd = app.add_subcommand("report", "Print the report of a recorded trace directory");
   report_cmd->add_option("dir", report_dir, "Trace directory")->required();
   report_cmd->add_option("--top", report_options.top_stacks, "Call sites listed per process (default 5)");
+  std::vector<std::string> report_formats;
+  report_cmd->add_option("--format", report_formats, "Report format: text (default), json, json=FILE; repeatable");
+  report_cmd->add_option("--warmup", report_options.steps.warmup_seconds,
+                         "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
 
   try {
     app.parse(argc, argv);
@@ -50,12 +58,29 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  auto parse_formats = [](const std::vector<std::string>& specs, std::vector<syncscope::OutputFormat>* out) {
+    if (specs.empty()) return true;
+    out->clear();
+    for (const std::string& spec : specs) {
+      syncscope::OutputFormat f;
+      std::string error;
+      if (!syncscope::parse_output_format(spec, &f, &error)) {
+        spdlog::error("{}", error);
+        return false;
+      }
+      out->push_back(f);
+    }
+    return true;
+  };
   if (run_cmd->parsed()) {
+    if (!parse_formats(run_formats, &run.formats)) return 2;
     run.report = !no_report;
     run.stacks = !no_stacks;
     if (flush_ms) run.flush_ms = flush_ms;
     if (ring_events) run.ring_events = ring_events;
     return syncscope::run_command(run);
   }
-  return syncscope::report_directory(report_dir, report_options, std::cout);
+  std::vector<syncscope::OutputFormat> formats = {{"text", ""}};
+  if (!parse_formats(report_formats, &formats)) return 2;
+  return syncscope::report_directory(report_dir, report_options, formats);
 }

@@ -6,7 +6,8 @@
 
 namespace syncscope {
 
-int report_directory(const std::string& dir, const TextReportOptions& options, std::ostream& out) {
+int report_directory(const std::string& dir, const TextReportOptions& options,
+                     const std::vector<OutputFormat>& formats) {
   auto files = list_trace_files(dir);
   if (!files.ok()) {
     spdlog::error("{}", std::string(files.status().message()));
@@ -29,8 +30,7 @@ int report_directory(const std::string& dir, const TextReportOptions& options, s
     spdlog::error("none of the {} trace file(s) in {} could be read", files->size(), dir);
     return 1;
   }
-  render_text_report(traces, options, out);
-  return 0;
+  return write_outputs(traces, formats, options) ? 0 : 1;
 }
 
 }  // namespace syncscope

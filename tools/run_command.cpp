@@ -144,7 +144,7 @@ int run_command(const RunOptions& options) {
     if (files.ok() && files->empty()) {
       std::cout << "syncscope: no CUDA calls were recorded (the command never used the CUDA runtime)\n";
     } else {
-      report_directory(dir, options.report_options, std::cout);
+      if (report_directory(dir, options.report_options, options.formats) != 0 && code == 0) code = 1;
     }
   }
   return code;

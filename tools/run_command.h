@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/text_report.h"
+#include "tools/output_formats.h"
 
 namespace syncscope {
 
@@ -15,6 +16,7 @@ struct RunOptions {
   bool force = false;      // reuse a directory that holds traces (their files are removed)
   bool report = true;
   TextReportOptions report_options;
+  std::vector<OutputFormat> formats = {{"text", ""}};
   std::optional<unsigned> flush_ms;
   std::optional<unsigned> ring_events;
   bool stacks = true;

@@ -1,0 +1,110 @@
+// The detectors end to end: each CUDA C++ example, recorded against the fake
+// runtime through `syncscope run --format json=FILE`, yields its category of
+// finding at its own function, in steady state.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/harness.h"
+
+namespace syncscope::testing {
+namespace {
+
+nlohmann::json record_json(const std::string& name, const std::vector<std::string>& args) {
+  std::string dir = fresh_dir("findings-" + name);
+  std::string json_path = dir + "/findings.json";
+  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path,
+                                   "--", example(name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = run(argv, fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(json_path);
+  EXPECT_TRUE(in.good()) << "no JSON written: " << r.err;
+  if (!in.good()) return {};
+  return nlohmann::json::parse(in);
+}
+
+// Steady-state findings of one category.
+std::vector<nlohmann::json> steady(const nlohmann::json& report, const std::string& category) {
+  std::vector<nlohmann::json> out;
+  for (const auto& p : report["processes"]) {
+    for (const auto& f : p["findings"]) {
+      if (f["category"] == category && f["phase"] == "steady") out.push_back(f);
+    }
+  }
+  return out;
+}
+
+std::string user_function(const nlohmann::json& f) {
+  return f["user_frame"].is_null() ? "" : f["user_frame"]["function"].get<std::string>();
+}
+
+TEST(Findings, SchemaAndSteps) {
+  nlohmann::json r = record_json("hidden_sync_loop", {"40"});
+  EXPECT_EQ(r["schema"], "syncscope/findings/v1");
+  ASSERT_EQ(r["processes"].size(), 1u);
+  const auto& p = r["processes"][0];
+  EXPECT_EQ(p["cuda_runtime"], "fake (simulated GPU)");
+  EXPECT_TRUE(p["steps"]["detected"].get<bool>());
+  EXPECT_EQ(p["steps"]["calls_per_step"], 5);  // 3 launches, the copy, the sync
+  EXPECT_GE(p["steps"]["count"].get<int>(), 35);
+  EXPECT_GT(p["host_blocked_us_per_step"].get<double>(), 0);
+  EXPECT_EQ(p["api_counts"]["cudaStreamSynchronize"], 40);
+}
+
+TEST(Findings, HiddenSyncReadBackAtReadLossValue) {
+  nlohmann::json r = record_json("hidden_sync_loop", {"40"});
+  auto syncs = steady(r, "hidden-sync");
+  ASSERT_EQ(syncs.size(), 1u) << r.dump(1);  // nothing else in steady state
+  const auto& f = syncs[0];
+  EXPECT_EQ(f["cause"], "read-back");
+  EXPECT_EQ(f["api_sequence"], "cudaMemcpyAsync(D2H)+cudaStreamSynchronize");
+  EXPECT_NEAR(f["per_step"].get<double>(), 1.0, 1e-9);
+  EXPECT_NE(user_function(f).find("read_loss_value"), std::string::npos);
+  EXPECT_GT(f["host_blocked_us_per_step"].get<double>(), 20.0);  // 3 x 20 µs kernels waited for
+  EXPECT_FALSE(f["hint"].get<std::string>().empty());
+  EXPECT_FALSE(f["site"]["native"].empty());
+  EXPECT_TRUE(steady(r, "allocator-churn").empty());
+  EXPECT_TRUE(steady(r, "pageable-copy").empty());
+}
+
+TEST(Findings, PageableCopyAtUploadBatch) {
+  nlohmann::json r = record_json("pageable_copy_loop", {"40"});
+  auto copies = steady(r, "pageable-copy");
+  ASSERT_EQ(copies.size(), 1u) << r.dump(1);
+  EXPECT_EQ(copies[0]["cause"], "async-requested");
+  EXPECT_NE(user_function(copies[0]).find("upload_batch_pageable"), std::string::npos);
+  EXPECT_EQ(copies[0]["bytes"].get<uint64_t>(), copies[0]["count"].get<uint64_t>() << 20);
+  EXPECT_TRUE(steady(r, "hidden-sync").empty()) << r.dump(1);
+}
+
+TEST(Findings, AllocatorChurnAtStepWithFreshBuffer) {
+  nlohmann::json r = record_json("alloc_churn_loop", {"40"});
+  auto churn = steady(r, "allocator-churn");
+  ASSERT_EQ(churn.size(), 2u) << r.dump(1);  // cudaMalloc and cudaFree sites
+  for (const auto& f : churn) {
+    EXPECT_NE(user_function(f).find("step_with_fresh_buffer"), std::string::npos);
+    EXPECT_NEAR(f["per_step"].get<double>(), 1.0, 1e-9);
+  }
+  auto syncs = steady(r, "hidden-sync");
+  ASSERT_EQ(syncs.size(), 1u);
+  EXPECT_EQ(syncs[0]["cause"], "implicit-free");  // cudaFree synchronises the device
+}
+
+TEST(Findings, DefaultStreamSerialization) {
+  nlohmann::json r = record_json("compute_stream_copies", {"40"});
+  auto found = steady(r, "default-stream");
+  bool copy_on_compute = false, legacy = false;
+  for (const auto& f : found) {
+    copy_on_compute = copy_on_compute || f["cause"] == "copy-on-compute-stream";
+    legacy = legacy || f["cause"] == "legacy-stream";
+  }
+  EXPECT_TRUE(copy_on_compute) << r.dump(1);
+  EXPECT_TRUE(legacy) << r.dump(1);
+  EXPECT_TRUE(steady(r, "hidden-sync").empty()) << r.dump(1);
+}
+
+}  // namespace
+}  // namespace syncscope::testing

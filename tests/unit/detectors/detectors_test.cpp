@@ -1,0 +1,153 @@
+#include <gtest/gtest.h>
+
+#include "detectors/detectors.h"
+#include "tests/unit/detectors/synthetic.h"
+
+namespace syncscope::testing {
+namespace {
+
+constexpr uint32_t kItemSite = 11, kSyncSite = 12, kUploadSite = 13, kAllocSite = 14, kFreeSite = 15;
+
+// 20 steps: 3 kernels, an .item()-like read-back, an explicit sync every step.
+Stream training_loop() {
+  Stream s;
+  for (int step = 0; step < 20; ++step) {
+    for (int k = 0; k < 3; ++k) s.launch(k + 1);
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 4, true, kItemSite, 1000);
+    s.call(ApiId::cudaStreamSynchronize, 50000, 0x100, kItemSite);
+    s.call(ApiId::cudaDeviceSynchronize, 30000, 0, kSyncSite);
+  }
+  return s;
+}
+
+const Finding* find(const std::vector<Finding>& fs, const std::string& cause, Phase phase = Phase::kSteady) {
+  for (const Finding& f : fs) {
+    if (f.cause == cause && f.phase == phase) return &f;
+  }
+  return nullptr;
+}
+
+TEST(HiddenSync, ReadBackAndExplicitPerStep) {
+  Stream s = training_loop();
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  ASSERT_TRUE(steps.detected);
+  std::vector<Finding> fs = detect_hidden_syncs(s.events(), steps);
+  const Finding* read_back = find(fs, "read-back");
+  ASSERT_NE(read_back, nullptr);
+  EXPECT_EQ(read_back->api, "cudaStreamSynchronize");
+  EXPECT_EQ(read_back->api_sequence, "cudaMemcpyAsync(D2H)+cudaStreamSynchronize");
+  EXPECT_EQ(read_back->stack_id, kItemSite);
+  EXPECT_DOUBLE_EQ(read_back->per_step, 1.0);
+  EXPECT_NEAR(read_back->blocked_ns_per_step, 51000, 1);  // sync + its copy
+  EXPECT_GT(read_back->step_share, 0.2);
+  EXPECT_NE(read_back->hint.find(".item()"), std::string::npos);
+  const Finding* explicit_sync = find(fs, "explicit");
+  ASSERT_NE(explicit_sync, nullptr);
+  EXPECT_EQ(explicit_sync->api, "cudaDeviceSynchronize");
+  EXPECT_EQ(explicit_sync->stack_id, kSyncSite);
+  EXPECT_NEAR(explicit_sync->blocked_ns_per_step, 30000, 1);
+}
+
+TEST(HiddenSync, CapturedAndFailedCallsAreNotSyncs) {
+  Stream s;
+  for (int i = 0; i < 10; ++i) {
+    s.launch(1);
+    s.call(ApiId::cudaStreamSynchronize, 1000, 0x100, 1).flags |= kFlagCapturing;
+    s.call(ApiId::cudaDeviceSynchronize, 1000, 0, 2).flags |= kFlagError;
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  EXPECT_TRUE(detect_hidden_syncs(s.events(), steps).empty());
+}
+
+TEST(HiddenSync, ImplicitFreeAndSynchronousCopies) {
+  Stream s;
+  for (int i = 0; i < 10; ++i) {
+    s.launch(1);
+    s.call(ApiId::cudaFree, 200000, 0, kFreeSite);
+    s.copy(ApiId::cudaMemcpy, Direction::kHostToDevice, HostMem::kPinned, 1024, false, kUploadSite);
+    s.call(ApiId::cudaFreeAsync, 1000, 0x100, 3).flags |= kFlagAsync;  // stream-ordered: not a sync
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  std::vector<Finding> fs = detect_hidden_syncs(s.events(), steps);
+  EXPECT_NE(find(fs, "implicit-free"), nullptr);
+  const Finding* sync_copy = find(fs, "sync-copy");
+  ASSERT_NE(sync_copy, nullptr);
+  EXPECT_EQ(sync_copy->api_sequence, "cudaMemcpy(H2D)");
+  for (const Finding& f : fs) EXPECT_NE(f.api, "cudaFreeAsync");
+}
+
+TEST(PageableCopy, AsyncRequestedIsFlaggedWithBytes) {
+  Stream s;
+  for (int i = 0; i < 12; ++i) {
+    s.launch(1);
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPageable, 1 << 20, true, kUploadSite, 100000);
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPinned, 1 << 20, true, kUploadSite + 1);
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  std::vector<Finding> fs = detect_pageable_copies(s.events(), steps);
+  const Finding* f = find(fs, "async-requested");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->stack_id, kUploadSite);
+  EXPECT_EQ(f->bytes, f->count * (1u << 20));
+  EXPECT_NE(f->hint.find("pin_memory"), std::string::npos);
+  for (const Finding& g : fs) EXPECT_NE(g.stack_id, kUploadSite + 1u);  // pinned copies are fine
+}
+
+TEST(AllocatorChurn, SteadyAllocationsFreeBurstsAndGrowth) {
+  Stream s;
+  for (int step = 0; step < 10; ++step) {
+    s.launch(1);
+    s.call(ApiId::cudaMalloc, 20000, 0, kAllocSite).bytes = 1000 + step * 100;  // growing
+    for (int i = 0; i < 5; ++i) s.call(ApiId::cudaFree, 1000, 0, kFreeSite);  // empty_cache burst
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  ASSERT_TRUE(steps.detected);
+  std::vector<Finding> fs = detect_allocator_churn(s.events(), steps);
+  EXPECT_NE(find(fs, "growing"), nullptr);
+  const Finding* burst = find(fs, "free-burst");
+  ASSERT_NE(burst, nullptr);
+  EXPECT_NE(burst->hint.find("empty_cache"), std::string::npos);
+}
+
+TEST(AllocatorChurn, StreamOrderedAllocationsAreNotChurn) {
+  Stream s;
+  for (int step = 0; step < 10; ++step) {
+    s.launch(1);
+    s.call(ApiId::cudaMallocAsync, 1000, 0x100, kAllocSite).flags |= kFlagAsync;
+    s.call(ApiId::cudaFreeAsync, 1000, 0x100, kFreeSite).flags |= kFlagAsync;
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  EXPECT_TRUE(detect_allocator_churn(s.events(), steps).empty());
+}
+
+TEST(DefaultStream, CopiesOnTheComputeStreamAndLegacyStreamWork) {
+  Stream s;
+  Event& create = s.call(ApiId::cudaStreamCreate, 1000, 0x200, 1);
+  create.bytes = 0;  // blocking stream
+  for (int step = 0; step < 10; ++step) {
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPinned, 4096, true, kUploadSite, 1000, 0x200);
+    s.launch(1, 0x200);
+    s.launch(2, 0);  // legacy default stream
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  std::vector<Finding> fs = detect_default_stream(s.events(), steps);
+  const Finding* copy = find(fs, "copy-on-compute-stream");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->stack_id, kUploadSite);
+  EXPECT_NE(find(fs, "legacy-stream"), nullptr);
+}
+
+TEST(DefaultStream, CopyStreamWithEventsIsClean) {
+  Stream s;
+  for (int step = 0; step < 10; ++step) {
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPinned, 4096, true, kUploadSite, 1000, 0x300);
+    s.call(ApiId::cudaEventRecord, 100, 0x300);
+    s.call(ApiId::cudaStreamWaitEvent, 100, 0x200);
+    s.launch(1, 0x200);
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  EXPECT_TRUE(detect_default_stream(s.events(), steps).empty());
+}
+
+}  // namespace
+}  // namespace syncscope::testing
