@@ -14,6 +14,7 @@
 #include "preload/config.h"
 #include "preload/host_memory.h"
 #include "preload/pinned_map.h"
+#include "preload/python_frames.h"
 #include "preload/stack_capture.h"
 #include "preload/stack_table.h"
 #include "preload/thread_state.h"
@@ -137,8 +138,10 @@ class CallRecord {
   void begin() {
     if (want_stack_ && config().stacks) {
       uint64_t pcs[kMaxStackDepth];
+      uint64_t python[kMaxPythonDepth];
       uint32_t depth = capture_stack(pcs, kMaxStackDepth);
-      event_.stack_id = stack_table().intern(pcs, depth);
+      uint32_t python_depth = config().python ? capture_python_stack(python, kMaxPythonDepth) : 0;
+      event_.stack_id = stack_table().intern(pcs, depth, python, python_depth);
     }
     event_.start_ns = now_ticks();
   }

@@ -20,6 +20,7 @@
 #include "preload/log.h"
 #include "preload/module_tracker.h"
 #include "preload/process_info.h"
+#include "preload/python_frames.h"
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
 #include "preload/thread_state.h"
@@ -41,6 +42,7 @@ struct Collector {
   TickConverter clock;
   ModuleTracker modules;
   uint32_t stack_cursor = 0;
+  uint32_t code_cursor = 0;
   uint64_t events_written = 0;
   uint64_t drops_from_freed_rings = 0;
   std::vector<Event> scratch;
@@ -104,11 +106,13 @@ void drain(Collector& c) {
   }
   // Stacks after events: every stack an event of this drain refers to was
   // interned before that event was pushed, so it is published by now.
-  uint32_t id = 0, depth = 0;
-  const uint64_t* pcs = nullptr;
-  while (stack_table().next_published(&c.stack_cursor, &id, &pcs, &depth)) {
-    c.modules.cover(pcs, depth, c.writer);
-    c.writer.add_stack(id, pcs, depth);
+  // Python code objects first, so every frame of a stack below is named.
+  publish_python_code(c.writer, &c.code_cursor);
+  StackTable::Published stack{};
+  while (stack_table().next_published(&c.stack_cursor, &stack)) {
+    c.modules.cover(stack.pcs, stack.depth, c.writer);
+    c.writer.add_stack(stack.id, stack.pcs, stack.depth);
+    if (stack.python_depth > 0) c.writer.add_python_stack(stack.id, stack.python, stack.python_depth);
   }
 }
 

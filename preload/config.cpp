@@ -47,6 +47,7 @@ Config config_from_environment() {
   c.ring_events =
       round_up_pow2(parse_u32(std::getenv("SYNCSCOPE_RING_EVENTS"), c.ring_events, 64, 1u << 24));
   c.stacks = !is_false(std::getenv("SYNCSCOPE_STACKS"));
+  c.python = !is_false(std::getenv("SYNCSCOPE_PYTHON"));
   const char* log = std::getenv("SYNCSCOPE_LOG");
   if (log != nullptr) {
     if (std::strcmp(log, "quiet") == 0) c.log_level = 0;

@@ -11,7 +11,8 @@ struct Config {
   char output_dir[4096] = {};       // SYNCSCOPE_OUTPUT_DIR, default ./syncscope-trace
   uint32_t flush_ms = 50;           // SYNCSCOPE_FLUSH_MS: how stale a killed process's trace may be
   uint32_t ring_events = 16384;     // SYNCSCOPE_RING_EVENTS per thread (rounded up to a power of 2)
-  bool stacks = true;               // SYNCSCOPE_STACKS=0 disables native stack capture
+  bool stacks = true;               // SYNCSCOPE_STACKS=0 disables stack capture (native and Python)
+  bool python = true;               // SYNCSCOPE_PYTHON=0 disables Python frames
   int log_level = 1;                // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug
   bool force_monotonic_clock = false;  // SYNCSCOPE_CLOCK=monotonic: never use the TSC
 };

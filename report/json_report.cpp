@@ -15,10 +15,18 @@ nlohmann::json finding_json(const ProcessTrace& trace, const Finding& f, Symboli
   SiteFrames site = site_frames(trace, f.stack_id, symbolizer);
   nlohmann::json native = nlohmann::json::array();
   for (const Frame& frame : site.native) native.push_back(frame_json(frame));
+  nlohmann::json python = nlohmann::json::array();
+  for (const PythonSiteFrame& frame : site.python) {
+    python.push_back({{"file", frame.file}, {"line", frame.line}, {"function", frame.function}});
+  }
   nlohmann::json user = nullptr;
-  if (site.user_index >= 0) {
-    const Frame& u = site.native[site.user_index];
-    user = {{"file", u.module_path}, {"line", nullptr}, {"function", u.symbol}, {"source", nullptr}};
+  if (site.has_user) {
+    const UserFrame& u = site.user;
+    user = {{"file", u.file},
+            {"line", u.line ? nlohmann::json(u.line) : nlohmann::json(nullptr)},
+            {"function", u.function},
+            {"source", u.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(u.source)},
+            {"language", u.python ? "python" : "native"}};
   }
   auto thread = trace.thread_names.find(f.tid);
   return {
@@ -35,7 +43,7 @@ nlohmann::json finding_json(const ProcessTrace& trace, const Finding& f, Symboli
       {"bytes", f.bytes},
       {"severity", f.severity},
       {"thread", {{"tid", f.tid}, {"name", thread != trace.thread_names.end() ? thread->second : ""}}},
-      {"site", {{"python", nlohmann::json::array()}, {"native", native}}},
+      {"site", {{"python", python}, {"native", native}}},
       {"user_frame", user},
       {"hint", f.hint},
       {"detail", f.detail},

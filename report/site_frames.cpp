@@ -1,28 +1,70 @@
 #include "report/site_frames.h"
 
+#include <fstream>
+
 namespace syncscope {
 
 bool is_library_module(const std::string& module) {
   static const char* kPrefixes[] = {"libsyncscope", "libcudart", "libcuda.", "libc.so", "libc-", "libstdc++",
                                     "libgcc", "ld-linux", "libtorch", "libc10", "libpython", "python3",
-                                    "libcublas", "libcudnn", "libnccl", "libm.so", "libpthread"};
+                                    "libcublas", "libcudnn", "libnccl", "libm.so", "libpthread", "libffi", "_ctypes"};
   for (const char* p : kPrefixes) {
     if (module.rfind(p, 0) == 0) return true;
   }
   return module.empty();
 }
 
+bool is_library_python_file(const std::string& file) {
+  static const char* kMarkers[] = {"/site-packages/", "/dist-packages/", "/torch/", "/lib/python3", "<frozen ",
+                                   "<string>"};
+  for (const char* m : kMarkers) {
+    if (file.find(m) != std::string::npos) return true;
+  }
+  return file.empty() || file == "?";
+}
+
+std::string source_line(const std::string& file, uint32_t line) {
+  if (line == 0) return {};
+  std::ifstream in(file);
+  std::string text;
+  for (uint32_t i = 0; i < line && std::getline(in, text); ++i) {
+  }
+  if (!in) return {};
+  size_t first = text.find_first_not_of(" \t");
+  size_t last = text.find_last_not_of(" \t\r");
+  return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
+}
+
 SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer& symbolizer) {
   SiteFrames out;
+  auto py = trace.python_stacks.find(stack_id);
+  if (py != trace.python_stacks.end()) {
+    for (const PythonFrame& frame : py->second) {
+      auto code = trace.python_code.find(frame.code_id);
+      PythonSiteFrame f{code != trace.python_code.end() ? code->second.file : "?", frame.line,
+                        code != trace.python_code.end() ? code->second.function : "?"};
+      if (!out.has_user && !is_library_python_file(f.file)) {
+        out.has_user = true;
+        out.user = UserFrame{f.file, f.line, f.function, source_line(f.file, f.line), true};
+      }
+      out.python.push_back(std::move(f));
+    }
+  }
   auto it = trace.stacks.find(stack_id);
   if (it == trace.stacks.end()) return out;
   for (size_t i = 0; i < it->second.size(); ++i) {
     Frame f = symbolizer.symbolize(it->second[i], i == 0);
     if (f.module == "libsyncscope.so") continue;
-    if (out.user_index < 0 && !is_library_module(f.module) && f.symbol != "??" && f.symbol != "_start") {
-      out.user_index = static_cast<int>(out.native.size());
+    if (out.user_native_index < 0 && !is_library_module(f.module) && f.symbol != "??" && f.symbol != "_start") {
+      out.user_native_index = static_cast<int>(out.native.size());
     }
     out.native.push_back(std::move(f));
+  }
+  // A Python program's own code is its Python; natively it is the interpreter.
+  if (!out.has_user && out.python.empty() && out.user_native_index >= 0) {
+    const Frame& f = out.native[out.user_native_index];
+    out.has_user = true;
+    out.user = UserFrame{f.module_path, 0, f.symbol, "", false};
   }
   return out;
 }

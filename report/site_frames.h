@@ -11,13 +11,34 @@
 
 namespace syncscope {
 
+struct PythonSiteFrame {
+  std::string file;
+  uint32_t line = 0;
+  std::string function;
+};
+
+struct UserFrame {
+  std::string file;
+  uint32_t line = 0;  // 0: unknown (native frames)
+  std::string function;
+  std::string source;  // the line's text when the file is readable
+  bool python = false;
+};
+
 struct SiteFrames {
-  std::vector<Frame> native;  // innermost first, recorder frames removed
-  int user_index = -1;        // index into native of the user frame, -1 if none
+  std::vector<PythonSiteFrame> python;  // innermost first
+  std::vector<Frame> native;            // innermost first, recorder frames removed
+  int user_native_index = -1;           // index into native of the first own-code native frame
+  bool has_user = false;
+  UserFrame user;  // the innermost Python frame outside libraries, else the native one
 };
 
 SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer& symbolizer);
 // True for modules that are never "the user's code".
 bool is_library_module(const std::string& module);
+// True for Python files of PyTorch, the standard library or installed packages.
+bool is_library_python_file(const std::string& file);
+// Text of a source line ("" when unreadable), whitespace-trimmed.
+std::string source_line(const std::string& file, uint32_t line);
 
 }  // namespace syncscope

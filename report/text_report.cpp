@@ -42,10 +42,14 @@ bool is_own_frame(const Frame& f) { return f.module == "libsyncscope.so"; }
 void render_finding(const ProcessTrace& trace, const Finding& f, int rank, Symbolizer& symbolizer,
                     const TextReportOptions& options, std::ostream& out) {
   SiteFrames site = site_frames(trace, f.stack_id, symbolizer);
-  std::string where = site.user_index >= 0 ? site.native[site.user_index].symbol + " (" +
-                                                 site.native[site.user_index].module + ")"
-                                           : std::string("unknown site");
+  std::string where = "unknown site";
+  if (site.has_user && site.user.python) {
+    where = site.user.file + ":" + std::to_string(site.user.line) + " in " + site.user.function;
+  } else if (site.has_user) {
+    where = site.user.function + " (" + site.native[site.user_native_index].module + ")";
+  }
   out << "   #" << rank << " " << category_name(f.category) << " at " << where << "\n";
+  if (!site.user.source.empty()) out << "      | " << site.user.source << "\n";
   out << "      " << f.api_sequence << ": " << f.count << " calls";
   if (f.per_step > 0) {
     char buffer[160];
@@ -57,9 +61,15 @@ void render_finding(const ProcessTrace& trace, const Finding& f, int rank, Symbo
   out << ", " << format_duration(f.host_blocked_ns) << " host blocked in all";
   if (f.bytes > 0) out << ", " << format_bytes(f.bytes);
   out << "\n";
+  for (size_t i = 0; i < site.python.size() && static_cast<int>(i) < 4; ++i) {
+    const PythonSiteFrame& p = site.python[i];
+    out << "        py " << p.file << ":" << p.line << " " << p.function << "\n";
+  }
   int shown = 0;
-  for (size_t i = 0; i < site.native.size() && shown < options.max_frames; ++i, ++shown) {
-    out << "        " << (static_cast<int>(i) == site.user_index ? "> " : "  ") << site.native[i].to_string() << "\n";
+  const int native_frames = site.python.empty() ? options.max_frames : 4;
+  for (size_t i = 0; i < site.native.size() && shown < native_frames; ++i, ++shown) {
+    bool user = !site.user.python && static_cast<int>(i) == site.user_native_index;
+    out << "        " << (user ? "> " : "  ") << site.native[i].to_string() << "\n";
   }
   if (!f.hint.empty()) out << "      hint: " << f.hint << "\n";
 }

@@ -23,6 +23,8 @@ inline constexpr const char* kTraceFileSuffix = ".sstrace";
 inline constexpr uint32_t kMaxRecordPayload = 64u << 20;
 // Deepest native stack the recorder keeps.
 inline constexpr uint32_t kMaxStackDepth = 64;
+// Deepest Python stack the recorder keeps.
+inline constexpr uint32_t kMaxPythonDepth = 48;
 
 enum FileFlags : uint32_t {
   kFileClockTsc = 1u << 0,  // the recorder timed calls with the TSC (converted to ns)
@@ -50,6 +52,8 @@ enum class RecordType : uint32_t {
   kProcess = 5,  // payload: u32 klen, char key[klen], u32 vlen, char value[vlen]
   kDrops = 6,    // payload: u32 tid, u32 reserved, u64 dropped (cumulative for that thread)
   kEnd = 7,      // payload: EndPayload; present only after a clean shutdown
+  kPyCode = 8,   // payload: u32 code id, u32 first line, u32 flen, char file[flen], u32 nlen, char name[nlen]
+  kPyStack = 9,  // payload: u32 stack id, u32 depth, u64 frame[depth] ((code id << 32) | line), innermost first
 };
 
 struct RecordHeader {

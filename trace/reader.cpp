@@ -89,6 +89,29 @@ std::string parse_record(RecordType type, const unsigned char* p, uint32_t size,
       drops[load<uint32_t>(p)] = load<uint64_t>(p + 8);
       return {};
     }
+    case RecordType::kPyCode: {
+      if (size < 16) return "python code record too short";
+      uint32_t id = load<uint32_t>(p), first = load<uint32_t>(p + 4), flen = load<uint32_t>(p + 8);
+      if (16 + uint64_t{flen} > size) return "python file name overruns its record";
+      uint32_t nlen = load<uint32_t>(p + 12 + flen);
+      if (16 + uint64_t{flen} + nlen > size) return "python function name overruns its record";
+      trace.python_code[id] = PythonCode{std::string(reinterpret_cast<const char*>(p + 12), flen),
+                                         std::string(reinterpret_cast<const char*>(p + 16 + flen), nlen), first};
+      return {};
+    }
+    case RecordType::kPyStack: {
+      if (size < 8) return "python stack record too short";
+      uint32_t id = load<uint32_t>(p), depth = load<uint32_t>(p + 4);
+      if (depth > kMaxPythonDepth) return absl::StrCat("python stack depth ", depth, " exceeds ", kMaxPythonDepth);
+      if (8 + uint64_t{depth} * 8 > size) return "python stack record shorter than its depth";
+      std::vector<PythonFrame> frames(depth);
+      for (uint32_t i = 0; i < depth; ++i) {
+        uint64_t packed = load<uint64_t>(p + 8 + i * 8);
+        frames[i] = PythonFrame{static_cast<uint32_t>(packed >> 32), static_cast<uint32_t>(packed)};
+      }
+      trace.python_stacks[id] = std::move(frames);
+      return {};
+    }
     case RecordType::kEnd: {
       if (size < sizeof(EndPayload)) return "end record too short";
       std::memcpy(&end, p, sizeof(EndPayload));

@@ -22,11 +22,24 @@ struct Module {
   std::string path;
 };
 
+struct PythonCode {
+  std::string file;
+  std::string function;  // qualified name where Python knows it
+  uint32_t first_line = 0;
+};
+
+struct PythonFrame {
+  uint32_t code_id = 0;  // key into ProcessTrace::python_code (0: unknown)
+  uint32_t line = 0;
+};
+
 struct ProcessTrace {
   std::string file;                 // the trace file it came from
   FileHeader header{};
   std::vector<Event> events;        // sorted by start_ns (stable)
   std::unordered_map<uint32_t, std::vector<uint64_t>> stacks;  // id -> pcs, innermost first
+  std::unordered_map<uint32_t, std::vector<PythonFrame>> python_stacks;  // stack id -> frames, innermost first
+  std::unordered_map<uint32_t, PythonCode> python_code;
   std::vector<Module> modules;      // sorted by start
   std::map<uint32_t, std::string> thread_names;
   std::vector<std::pair<std::string, std::string>> process_info;  // argv, exe, env, ...

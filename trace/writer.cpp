@@ -142,6 +142,26 @@ void TraceWriter::add_drops(uint32_t tid, uint64_t dropped_total) {
 
 void TraceWriter::add_end(const EndPayload& end) { add_record(RecordType::kEnd, &end, sizeof(end)); }
 
+void TraceWriter::add_python_code(uint32_t id, uint32_t first_line, std::string_view file, std::string_view name) {
+  uint32_t flen = static_cast<uint32_t>(file.size() > 4096 ? 4096 : file.size());
+  uint32_t nlen = static_cast<uint32_t>(name.size() > 1024 ? 1024 : name.size());
+  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kPyCode, 16 + flen + nlen));
+  std::memcpy(out, &id, 4);
+  std::memcpy(out + 4, &first_line, 4);
+  std::memcpy(out + 8, &flen, 4);
+  std::memcpy(out + 12, file.data(), flen);
+  std::memcpy(out + 12 + flen, &nlen, 4);
+  std::memcpy(out + 16 + flen, name.data(), nlen);
+}
+
+void TraceWriter::add_python_stack(uint32_t id, const uint64_t* frames, uint32_t depth) {
+  if (depth > kMaxPythonDepth) depth = kMaxPythonDepth;
+  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kPyStack, 8 + depth * 8));
+  std::memcpy(out, &id, 4);
+  std::memcpy(out + 4, &depth, 4);
+  std::memcpy(out + 8, frames, depth * 8);
+}
+
 bool TraceWriter::flush(std::string* error) {
   if (fd_ < 0) {
     buffer_.clear();

@@ -39,6 +39,8 @@ class TraceWriter {
   void add_process_info(std::string_view key, std::string_view value);
   void add_drops(uint32_t tid, uint64_t dropped_total);
   void add_end(const EndPayload& end);
+  void add_python_code(uint32_t id, uint32_t first_line, std::string_view file, std::string_view name);
+  void add_python_stack(uint32_t id, const uint64_t* frames, uint32_t depth);
 
   // Appends the buffered records to the file with as few write(2) calls as the
   // kernel allows, retrying on EINTR and short writes. On an I/O error the

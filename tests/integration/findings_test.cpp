@@ -27,7 +27,7 @@ nlohmann::json record_json(const std::string& name, const std::vector<std::strin
 }
 
 // Steady-state findings of one category.
-std::vector<nlohmann::json> steady(const nlohmann::json& report, const std::string& category) {
+[[maybe_unused]] std::vector<nlohmann::json> steady(const nlohmann::json& report, const std::string& category) {
   std::vector<nlohmann::json> out;
   for (const auto& p : report["processes"]) {
     for (const auto& f : p["findings"]) {
@@ -104,6 +104,54 @@ TEST(Findings, DefaultStreamSerialization) {
   EXPECT_TRUE(copy_on_compute) << r.dump(1);
   EXPECT_TRUE(legacy) << r.dump(1);
   EXPECT_TRUE(steady(r, "hidden-sync").empty()) << r.dump(1);
+}
+
+}  // namespace
+}  // namespace syncscope::testing
+
+namespace syncscope::testing {
+namespace {
+
+// A Python program calling the runtime with the GIL held: the finding names
+// the Python line, with its source text and the Python stack.
+TEST(Findings, PythonLineOfAHiddenSync) {
+  std::string script = SYNCSCOPE_SOURCE_DIR "/examples/python/ctypes_sync_loop.py";
+  std::string dir = fresh_dir("findings-python");
+  std::string json_path = dir + "/findings.json";
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path, "--",
+                     "/usr/bin/env", "python3", script, "40"},
+                    fake_runtime_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(json_path);
+  nlohmann::json report = nlohmann::json::parse(in);
+  auto syncs = steady(report, "hidden-sync");
+  ASSERT_EQ(syncs.size(), 1u) << report.dump(1);
+  const auto& f = syncs[0];
+  EXPECT_EQ(f["cause"], "read-back");
+  EXPECT_EQ(f["user_frame"]["language"], "python");
+  EXPECT_EQ(f["user_frame"]["file"], script);
+  EXPECT_EQ(f["user_frame"]["line"], 30);
+  EXPECT_EQ(f["user_frame"]["function"], "read_metric");
+  EXPECT_NE(f["user_frame"]["source"].get<std::string>().find("cudaStreamSynchronize"), std::string::npos);
+  ASSERT_GE(f["site"]["python"].size(), 3u);
+  EXPECT_EQ(f["site"]["python"][1]["function"], "main");
+  EXPECT_FALSE(f["site"]["native"].empty());
+}
+
+// SYNCSCOPE_PYTHON=0 keeps native stacks only.
+TEST(Findings, PythonFramesCanBeTurnedOff) {
+  std::string script = SYNCSCOPE_SOURCE_DIR "/examples/python/ctypes_sync_loop.py";
+  std::string dir = fresh_dir("findings-nopython");
+  auto env = fake_runtime_env();
+  env["SYNCSCOPE_PYTHON"] = "0";
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3",
+                     script, "10"},
+                    env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_TRUE(traces[0].python_stacks.empty());
+  EXPECT_FALSE(traces[0].stacks.empty());
 }
 
 }  // namespace

@@ -35,6 +35,17 @@ TEST(StackTable, SameStackSameIdDifferentStackDifferentId) {
   EXPECT_EQ(table().intern(a, 0), 0u);
 }
 
+TEST(StackTable, PythonFramesAreStackIdentity) {
+  uint64_t native[] = {0x5000, 0x6000};
+  uint64_t line10[] = {(uint64_t{3} << 32) | 10};
+  uint64_t line11[] = {(uint64_t{3} << 32) | 11};
+  uint32_t a = table().intern(native, 2, line10, 1);
+  uint32_t b = table().intern(native, 2, line11, 1);
+  EXPECT_NE(a, b);  // same native stack, different Python line
+  EXPECT_NE(a, table().intern(native, 2));
+  EXPECT_EQ(a, table().intern(native, 2, line10, 1));
+}
+
 TEST(StackTable, ConcurrentInterningPublishesEachStackOnce) {
   constexpr int kThreads = 4;
   constexpr int kStacks = 500;
@@ -54,11 +65,11 @@ TEST(StackTable, ConcurrentInterningPublishesEachStackOnce) {
   }
   // Each id is published exactly once, with its PCs.
   std::multiset<uint32_t> published;
-  uint32_t cursor = 0, id = 0, depth = 0;
-  const uint64_t* pcs = nullptr;
-  while (table().next_published(&cursor, &id, &pcs, &depth)) {
-    published.insert(id);
-    ASSERT_GE(depth, 2u);
+  uint32_t cursor = 0;
+  StackTable::Published p{};
+  while (table().next_published(&cursor, &p)) {
+    published.insert(p.id);
+    ASSERT_GE(p.depth, 2u);
   }
   for (int s = 0; s < kStacks; ++s) EXPECT_EQ(published.count(ids[0][s]), 1u);
 }

@@ -1,0 +1,24 @@
+// Python attribution: when the calling thread holds the GIL, the Python
+// frames of a CUDA call (code object and line, innermost first) are captured
+// with the CPython C API, found at run time with dlsym, so a program without
+// Python pays one failed lookup and nothing more. Code objects are named
+// (file, function, first line) once, when first seen, and kept alive so the
+// cache can never name a recycled address.
+#pragma once
+
+#include <cstdint>
+
+namespace syncscope {
+class TraceWriter;
+}
+
+namespace syncscope::preload {
+
+// Fills frames[] with (code id << 32 | line) for the calling thread's Python
+// stack when it holds the GIL; returns the depth (0 otherwise).
+uint32_t capture_python_stack(uint64_t* frames, uint32_t max);
+
+// Collector: writes a kPyCode record for every code object named since `cursor`.
+void publish_python_code(TraceWriter& writer, uint32_t* cursor);
+
+}  // namespace syncscope::preload
