@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "preload/capture_tracker.h"
 #include "preload/clock.h"
@@ -137,11 +138,10 @@ class CallRecord {
   // ---- bracketing the real call ----
   void begin() {
     if (want_stack_ && config().stacks) {
-      uint64_t pcs[kMaxStackDepth];
       uint64_t python[kMaxPythonDepth];
-      uint32_t depth = capture_stack(pcs, kMaxStackDepth);
-      uint32_t python_depth = config().python ? capture_python_stack(python, kMaxPythonDepth) : 0;
-      event_.stack_id = stack_table().intern(pcs, depth, python, python_depth);
+      depth_ = capture_stack(pcs_, kMaxStackDepth);
+      uint32_t python_depth = config().python ? capture_python_stack(python, kMaxPythonDepth, &defer_python_) : 0;
+      event_.stack_id = stack_table().intern(pcs_, depth_, python, python_depth);
     }
     event_.start_ns = now_ticks();
   }
@@ -156,6 +156,16 @@ class CallRecord {
       apply_result();
     }
     if (after_ == After::kCaptureEnd) capture_ended(event_.stream);  // ends even on failure
+    if (defer_python_) {
+      // Python frames once the thread takes the GIL back (python_resume.cpp);
+      // the native-only stack id stays as the fallback.
+      if (thread->pending_count == ThreadState::kMaxPending) flush_pending_native(thread);
+      PendingEvent& p = thread->pending[thread->pending_count++];
+      p.event = event_;
+      p.depth = depth_;
+      std::memcpy(p.pcs, pcs_, depth_ * sizeof(uint64_t));
+      return;
+    }
     thread->ring.push(event_);
   }
 
@@ -224,6 +234,9 @@ class CallRecord {
 
   Event event_{};
   bool want_stack_;
+  bool defer_python_ = false;
+  uint32_t depth_ = 0;
+  uint64_t pcs_[kMaxStackDepth];
   After after_ = After::kNone;
   void** out_ptr_ = nullptr;
   cudaStream_t* out_stream_ = nullptr;

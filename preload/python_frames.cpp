@@ -15,6 +15,7 @@ namespace {
 struct PythonApi {
   int (*gil_check)();
   void* (*thread_state)();
+  void* (*this_thread_state)();
   void* (*thread_frame)(void*);
   void* (*frame_code)(void*);
   int (*frame_line)(void*);
@@ -49,6 +50,7 @@ bool load_api() {
             resolve(&api.err_fetch, "PyErr_Fetch") && resolve(&api.err_restore, "PyErr_Restore") &&
             resolve(&api.err_clear, "PyErr_Clear");
   // The thread state without the fatal error PyThreadState_Get raises on NULL.
+  ok = ok && resolve(&api.this_thread_state, "PyGILState_GetThisThreadState");
   ok = ok && (resolve(&api.thread_state, "PyThreadState_GetUnchecked") ||
               resolve(&api.thread_state, "_PyThreadState_UncheckedGet") ||
               resolve(&api.thread_state, "PyGILState_GetThisThreadState"));
@@ -143,8 +145,13 @@ uint32_t code_id(void* code) {
 
 }  // namespace
 
-uint32_t capture_python_stack(uint64_t* frames, uint32_t max) {
-  if (!python_available() || !g_api.gil_check()) return 0;
+uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released) {
+  if (!python_available()) return 0;
+  if (!g_api.gil_check()) {
+    // A thread Python knows (it has a thread state) that let go of the GIL.
+    if (gil_released != nullptr) *gil_released = g_api.this_thread_state() != nullptr;
+    return 0;
+  }
   void* thread = g_api.thread_state();
   if (thread == nullptr) return 0;
   void* frame = g_api.thread_frame(thread);  // new reference

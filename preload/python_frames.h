@@ -15,8 +15,10 @@ class TraceWriter;
 namespace syncscope::preload {
 
 // Fills frames[] with (code id << 32 | line) for the calling thread's Python
-// stack when it holds the GIL; returns the depth (0 otherwise).
-uint32_t capture_python_stack(uint64_t* frames, uint32_t max);
+// stack when it holds the GIL; returns the depth (0 otherwise). When the
+// thread runs Python but has released the GIL, *gil_released is set: its
+// frames can be read once it takes the GIL back.
+uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released = nullptr);
 
 // Collector: writes a kPyCode record for every code object named since `cursor`.
 void publish_python_code(TraceWriter& writer, uint32_t* cursor);

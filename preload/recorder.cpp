@@ -47,6 +47,7 @@ __attribute__((constructor)) void recorder_init() {
 }
 
 __attribute__((destructor)) void recorder_fini() {
+  if (tls_state != nullptr) flush_pending_native(tls_state);  // the exiting thread's owed events
   stop_recording();
   collector_shutdown();
 }

@@ -8,6 +8,7 @@
 
 #include "preload/collector.h"
 #include "preload/config.h"
+#include "preload/stack_table.h"
 
 namespace syncscope::preload {
 
@@ -23,7 +24,10 @@ std::atomic<ThreadState*> g_registry{nullptr};
 // can drain and free it. Later CUDA calls from TLS destructors pass through.
 struct ThreadExitMarker {
   ~ThreadExitMarker() {
-    if (tls_state != nullptr) tls_state->exited.store(true, std::memory_order_release);
+    if (tls_state != nullptr) {
+      flush_pending_native(tls_state);
+      tls_state->exited.store(true, std::memory_order_release);
+    }
     tls_state = nullptr;
     tls_thread_exited = true;
   }
@@ -57,6 +61,11 @@ ThreadState* create_thread_state() {
   register_exit_marker();
   ensure_collector_running();
   return state;
+}
+
+void flush_pending_native(ThreadState* state) {
+  for (uint32_t i = 0; i < state->pending_count; ++i) state->ring.push(state->pending[i].event);
+  state->pending_count = 0;
 }
 
 ThreadState* registry_head() { return g_registry.load(std::memory_order_acquire); }

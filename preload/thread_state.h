@@ -8,15 +8,30 @@
 #include <cstdint>
 
 #include "preload/event_ring.h"
+#include "trace/format.h"
 
 namespace syncscope::preload {
 
+// An event whose Python frames are owed: made while the thread had released
+// the GIL (PyTorch releases it around its C++ work), completed when the
+// thread takes the GIL back (preload/python_resume.cpp).
+struct PendingEvent {
+  Event event;
+  uint32_t depth;
+  uint64_t pcs[kMaxStackDepth];
+};
+
 struct ThreadState {
+  static constexpr uint32_t kMaxPending = 8;
+
   EventRing ring;
   uint32_t tid = 0;
   std::atomic<bool> exited{false};
   ThreadState* next = nullptr;  // registry link; written before publication, then by the collector
   size_t mapping_bytes = 0;     // size of the mmap holding this struct and its ring storage
+  // Owner-only: events waiting for their Python frames.
+  uint32_t pending_count = 0;
+  PendingEvent pending[kMaxPending];
   // Collector-owned bookkeeping.
   uint64_t drops_reported = 0;
   bool name_written = false;
@@ -39,6 +54,9 @@ inline ThreadState* current_thread_state() {
   if (tls_thread_exited) return nullptr;
   return create_thread_state();
 }
+
+// Pushes every pending event with its native stack only (owner thread).
+void flush_pending_native(ThreadState* state);
 
 // The registry, for the collector.
 ThreadState* registry_head();

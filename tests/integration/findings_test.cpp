@@ -112,15 +112,20 @@ TEST(Findings, DefaultStreamSerialization) {
 namespace syncscope::testing {
 namespace {
 
-// A Python program calling the runtime with the GIL held: the finding names
-// the Python line, with its source text and the Python stack.
-TEST(Findings, PythonLineOfAHiddenSync) {
+// A Python program calling the runtime: the finding names the Python line,
+// with its source text and the Python stack -- whether the call was made
+// holding the GIL or, as PyTorch does, with the GIL released.
+class PythonAttribution : public ::testing::TestWithParam<bool> {};
+
+TEST_P(PythonAttribution, PythonLineOfAHiddenSync) {
+  const bool release_gil = GetParam();
   std::string script = SYNCSCOPE_SOURCE_DIR "/examples/python/ctypes_sync_loop.py";
   std::string dir = fresh_dir("findings-python");
   std::string json_path = dir + "/findings.json";
-  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path, "--",
-                     "/usr/bin/env", "python3", script, "40"},
-                    fake_runtime_env());
+  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path, "--",
+                                   "/usr/bin/env", "python3", script, "40"};
+  if (release_gil) argv.push_back("--release-gil");
+  RunResult r = run(argv, fake_runtime_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(json_path);
   nlohmann::json report = nlohmann::json::parse(in);
@@ -130,13 +135,16 @@ TEST(Findings, PythonLineOfAHiddenSync) {
   EXPECT_EQ(f["cause"], "read-back");
   EXPECT_EQ(f["user_frame"]["language"], "python");
   EXPECT_EQ(f["user_frame"]["file"], script);
-  EXPECT_EQ(f["user_frame"]["line"], 30);
+  EXPECT_EQ(f["user_frame"]["line"], 34);
   EXPECT_EQ(f["user_frame"]["function"], "read_metric");
   EXPECT_NE(f["user_frame"]["source"].get<std::string>().find("cudaStreamSynchronize"), std::string::npos);
   ASSERT_GE(f["site"]["python"].size(), 3u);
   EXPECT_EQ(f["site"]["python"][1]["function"], "main");
   EXPECT_FALSE(f["site"]["native"].empty());
 }
+
+INSTANTIATE_TEST_SUITE_P(GilHeldAndReleased, PythonAttribution, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "GilReleased" : "GilHeld"; });
 
 // SYNCSCOPE_PYTHON=0 keeps native stacks only.
 TEST(Findings, PythonFramesCanBeTurnedOff) {
