@@ -40,7 +40,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--format", run_formats, "Report format: text (default), json, json=FILE; repeatable");
   run_cmd->add_option("--warmup", run.report_options.steps.warmup_seconds,
                       "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
-  run_cmd->add_option("command", run.command, "The command to record, after --")->required();
+  // Everything from the first positional argument (or after --) is the
+  // command, its own options included: `syncscope run -- python train.py --lr 0.1`.
+  run_cmd->prefix_command();
+  run_cmd->footer("COMMAND [ARGS...] follows the options, best after --");
 
   std::string report_dir;
   syncscope::TextReportOptions report_options;
@@ -52,8 +55,21 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--warmup", report_options.steps.warmup_seconds,
                          "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
 
+  // `syncscope run [options] -- COMMAND ARGS...`: everything after the first
+  // "--" is the command, untouched by option parsing.
+  std::vector<std::string> command_after_dashes;
+  int parsed_argc = argc;
+  if (argc > 1 && std::string(argv[1]) == "run") {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) == "--") {
+        command_after_dashes.assign(argv + i + 1, argv + argc);
+        parsed_argc = i;
+        break;
+      }
+    }
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(parsed_argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
@@ -74,6 +90,12 @@ int main(int argc, char** argv) {
   };
   if (run_cmd->parsed()) {
     if (!parse_formats(run_formats, &run.formats)) return 2;
+    run.command = run_cmd->remaining();
+    if (!run.command.empty() && !command_after_dashes.empty()) {
+      spdlog::error("unexpected arguments before --: {}", run.command.front());
+      return 2;
+    }
+    if (run.command.empty()) run.command = command_after_dashes;
     run.report = !no_report;
     run.stacks = !no_stacks;
     if (flush_ms) run.flush_ms = flush_ms;
