@@ -1,0 +1,11 @@
+"""Fixed: count spikes on the GPU."""
+import torch
+
+from _common import STEPS, model_and_data, train_step
+
+model, optimizer, x, y = model_and_data()
+spikes = torch.zeros((), device="cuda")
+for step in range(STEPS):
+    loss = train_step(model, optimizer, x, y)
+    spikes += (loss > 10.0).float()
+print(f"branch_on_tensor_fixed: {int(spikes.item())} spikes")

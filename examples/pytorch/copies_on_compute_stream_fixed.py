@@ -1,0 +1,17 @@
+"""Fixed: copy on a side stream, ordered with the compute stream by events."""
+import torch
+
+from _common import STEPS, model_and_data, train_step
+
+model, optimizer, _, y = model_and_data()
+host_batches = [torch.randn(256, 512).pin_memory() for _ in range(4)]
+copy_stream = torch.cuda.Stream()
+compute = torch.cuda.current_stream()
+for step in range(STEPS):
+    with torch.cuda.stream(copy_stream):
+        x = host_batches[step % 4].to("cuda", non_blocking=True)
+    compute.wait_stream(copy_stream)
+    x.record_stream(compute)
+    train_step(model, optimizer, x, y)
+torch.cuda.synchronize()
+print("copies_on_compute_stream_fixed: done")
