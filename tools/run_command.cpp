@@ -139,12 +139,18 @@ int run_command(const RunOptions& options) {
     if (std::filesystem::is_empty(dir, ec)) return code;
   }
   spdlog::info("traces in {}", dir);
-  if (options.report) {
+  // --no-report drops what would go to standard output; reports asked for
+  // as files (--format json=FILE) are still written.
+  std::vector<OutputFormat> formats;
+  for (const OutputFormat& f : options.formats) {
+    if (options.report || !f.file.empty()) formats.push_back(f);
+  }
+  if (!formats.empty()) {
     auto files = list_trace_files(dir);
     if (files.ok() && files->empty()) {
       std::cout << "syncscope: no CUDA calls were recorded (the command never used the CUDA runtime)\n";
     } else {
-      if (report_directory(dir, options.report_options, options.formats) != 0 && code == 0) code = 1;
+      if (report_directory(dir, options.report_options, formats) != 0 && code == 0) code = 1;
     }
   }
   return code;

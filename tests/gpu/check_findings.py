@@ -50,6 +50,7 @@ for script in scripts:
     expected = expectations(path)
     found, unexpected = set(), []
     if proc.returncode != 0 or not os.path.exists(json_path):
+        proc = proc if proc.returncode != 0 else subprocess.CompletedProcess(proc.args, 99, "", "no JSON report written")
         print(f"--- {script}: exit {proc.returncode}\n{proc.stderr[-2000:]}", flush=True)
     else:
         report = json.load(open(json_path))

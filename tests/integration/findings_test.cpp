@@ -15,8 +15,9 @@ namespace {
 nlohmann::json record_json(const std::string& name, const std::vector<std::string>& args) {
   std::string dir = fresh_dir("findings-" + name);
   std::string json_path = dir + "/findings.json";
-  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path,
-                                   "--", example(name)};
+  // --no-report: nothing on standard output, the JSON file is still written.
+  std::vector<std::string> argv = {syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--format",
+                                   "json=" + json_path, "--", example(name)};
   argv.insert(argv.end(), args.begin(), args.end());
   RunResult r = run(argv, fake_runtime_env());
   EXPECT_EQ(r.exit_code, 0) << r.err;
