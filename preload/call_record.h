@@ -159,6 +159,7 @@ class CallRecord {
     if (defer_python_) {
       // Python frames once the thread takes the GIL back (python_resume.cpp);
       // the native-only stack id stays as the fallback.
+      route_gil_reacquire_here();
       if (thread->pending_count == ThreadState::kMaxPending) flush_pending_native(thread);
       PendingEvent& p = thread->pending[thread->pending_count++];
       p.event = event_;

@@ -20,6 +20,10 @@ namespace syncscope::preload {
 // frames can be read once it takes the GIL back.
 uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released = nullptr);
 
+// Makes sure extension modules' calls to PyEval_RestoreThread reach the
+// preload (python_resume.cpp); cheap when no object was loaded since.
+void route_gil_reacquire_here();
+
 // Collector: writes a kPyCode record for every code object named since `cursor`.
 void publish_python_code(TraceWriter& writer, uint32_t* cursor);
 

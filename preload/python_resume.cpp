@@ -9,12 +9,18 @@
 // (thread_state.h, PendingEvent) captures the Python frames with the GIL held
 // and interns them with each event's native stack. A thread with nothing
 // pending pays one thread-local load.
+//
+// A statically linked python3 (Debian's, Ubuntu's) defines the C API in the
+// executable, which LD_PRELOAD cannot outrank: there the extension modules'
+// import slots for PyEval_RestoreThread are patched (import_patch.h) when an
+// event is first deferred.
 #include <dlfcn.h>
 #include <link.h>
 
 #include <atomic>
 #include <cstring>
 
+#include "preload/import_patch.h"
 #include "preload/python_frames.h"
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
@@ -46,11 +52,16 @@ void* find_in_libpython(const char* name) {
   return search.found;
 }
 
+extern "C" void PyEval_RestoreThread(void*);
+
 RestoreFn real_restore() {
   static std::atomic<void*> slot{nullptr};
   void* fn = slot.load(std::memory_order_acquire);
   if (fn == nullptr) {
-    fn = dlsym(RTLD_NEXT, "PyEval_RestoreThread");
+    // The executable's own definition comes first in the global scope; a
+    // shared libpython's comes after this library.
+    fn = dlsym(RTLD_DEFAULT, "PyEval_RestoreThread");
+    if (fn == reinterpret_cast<void*>(&PyEval_RestoreThread)) fn = dlsym(RTLD_NEXT, "PyEval_RestoreThread");
     if (fn == nullptr) fn = find_in_libpython("PyEval_RestoreThread");
     slot.store(fn, std::memory_order_release);
   }
@@ -71,6 +82,11 @@ void complete_pending(ThreadState* thread) {
 }
 
 }  // namespace
+
+void route_gil_reacquire_here() {
+  patch_imports("PyEval_RestoreThread", reinterpret_cast<void*>(&PyEval_RestoreThread));
+}
+
 }  // namespace syncscope::preload
 
 extern "C" __attribute__((visibility("default"))) void PyEval_RestoreThread(void* thread_state) {
