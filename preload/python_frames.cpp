@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "preload/log.h"
 #include "trace/writer.h"
 
 namespace syncscope::preload {
@@ -13,7 +14,6 @@ namespace {
 
 // The CPython C API, as opaque pointers: no Python headers, any 3.9+ version.
 struct PythonApi {
-  int (*gil_check)();
   void* (*thread_state)();
   void* (*this_thread_state)();
   void* (*thread_frame)(void*);
@@ -42,7 +42,7 @@ bool resolve(Fn* out, const char* name) {
 
 bool load_api() {
   PythonApi api{};
-  bool ok = resolve(&api.gil_check, "PyGILState_Check") && resolve(&api.thread_frame, "PyThreadState_GetFrame") &&
+  bool ok = resolve(&api.thread_frame, "PyThreadState_GetFrame") &&
             resolve(&api.frame_code, "PyFrame_GetCode") && resolve(&api.frame_line, "PyFrame_GetLineNumber") &&
             resolve(&api.frame_back, "PyFrame_GetBack") && resolve(&api.incref, "Py_IncRef") &&
             resolve(&api.decref, "Py_DecRef") && resolve(&api.get_attr, "PyObject_GetAttrString") &&
@@ -52,8 +52,7 @@ bool load_api() {
   // The thread state without the fatal error PyThreadState_Get raises on NULL.
   ok = ok && resolve(&api.this_thread_state, "PyGILState_GetThisThreadState");
   ok = ok && (resolve(&api.thread_state, "PyThreadState_GetUnchecked") ||
-              resolve(&api.thread_state, "_PyThreadState_UncheckedGet") ||
-              resolve(&api.thread_state, "PyGILState_GetThisThreadState"));
+              resolve(&api.thread_state, "_PyThreadState_UncheckedGet"));
   if (ok) g_api = api;
   return ok;
 }
@@ -64,6 +63,7 @@ bool python_available() {
   // Python may be loaded later (embedded, dlopen): look again now and then.
   if (state == 2 && (g_absent_calls.fetch_add(1, std::memory_order_relaxed) & 4095) != 0) return false;
   bool ok = load_api();
+  if (ok || state == 0) log_debug("python C API %s", ok ? "found: Python frames enabled" : "not found");
   g_state.store(ok ? 1 : 2, std::memory_order_release);
   return ok;
 }
@@ -147,13 +147,16 @@ uint32_t code_id(void* code) {
 
 uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released) {
   if (!python_available()) return 0;
-  if (!g_api.gil_check()) {
-    // A thread Python knows (it has a thread state) that let go of the GIL.
-    if (gil_released != nullptr) *gil_released = g_api.this_thread_state() != nullptr;
+  // This thread holds the GIL when the interpreter's current thread state is
+  // its own. (PyGILState_Check alone is not enough: it answers 1 whenever
+  // its checking is disabled, as it is in PyTorch processes.)
+  void* mine = g_api.this_thread_state();
+  void* thread = g_api.thread_state();
+  if (mine == nullptr) return 0;  // not a thread Python knows
+  if (thread != mine) {
+    if (gil_released != nullptr) *gil_released = true;  // frames readable once it takes the GIL back
     return 0;
   }
-  void* thread = g_api.thread_state();
-  if (thread == nullptr) return 0;
   void* frame = g_api.thread_frame(thread);  // new reference
   uint32_t depth = 0;
   while (frame != nullptr && depth < max) {

@@ -21,12 +21,19 @@
 #include <cstring>
 
 #include "preload/import_patch.h"
+#include "preload/log.h"
 #include "preload/python_frames.h"
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
 #include "preload/thread_state.h"
 
 namespace syncscope::preload {
+
+// The hook's own code, hidden: taking the address of the exported
+// PyEval_RestoreThread from inside this library would give the executable's
+// definition when the executable has one (symbol interposition).
+void restore_thread_hook(void* thread_state);
+
 namespace {
 
 using RestoreFn = void (*)(void*);
@@ -52,8 +59,6 @@ void* find_in_libpython(const char* name) {
   return search.found;
 }
 
-extern "C" void PyEval_RestoreThread(void*);
-
 RestoreFn real_restore() {
   static std::atomic<void*> slot{nullptr};
   void* fn = slot.load(std::memory_order_acquire);
@@ -61,7 +66,14 @@ RestoreFn real_restore() {
     // The executable's own definition comes first in the global scope; a
     // shared libpython's comes after this library.
     fn = dlsym(RTLD_DEFAULT, "PyEval_RestoreThread");
-    if (fn == reinterpret_cast<void*>(&PyEval_RestoreThread)) fn = dlsym(RTLD_NEXT, "PyEval_RestoreThread");
+    if (fn == dlsym(RTLD_DEFAULT, "PyEval_RestoreThread") && fn != nullptr) {
+      Dl_info where{}, self{};
+      // Our own export (a shared libpython comes after this library): skip it.
+      if (dladdr(fn, &where) && dladdr(reinterpret_cast<void*>(&restore_thread_hook), &self) &&
+          where.dli_fbase == self.dli_fbase) {
+        fn = dlsym(RTLD_NEXT, "PyEval_RestoreThread");
+      }
+    }
     if (fn == nullptr) fn = find_in_libpython("PyEval_RestoreThread");
     slot.store(fn, std::memory_order_release);
   }
@@ -72,6 +84,10 @@ void complete_pending(ThreadState* thread) {
   tls_in_hook = true;
   uint64_t python[kMaxPythonDepth];
   uint32_t python_depth = capture_python_stack(python, kMaxPythonDepth);
+  static std::atomic<int> logged{0};
+  if (logged.fetch_add(1, std::memory_order_relaxed) < 3) {
+    log_debug("python: %u pending event(s) completed with %u Python frame(s)", thread->pending_count, python_depth);
+  }
   for (uint32_t i = 0; i < thread->pending_count; ++i) {
     PendingEvent& p = thread->pending[i];
     if (python_depth > 0) p.event.stack_id = stack_table().intern(p.pcs, p.depth, python, python_depth);
@@ -83,16 +99,23 @@ void complete_pending(ThreadState* thread) {
 
 }  // namespace
 
+void restore_thread_hook(void* thread_state) {
+  RestoreFn real = real_restore();
+  if (real != nullptr) real(thread_state);  // nothing to restore to without Python
+  ThreadState* thread = tls_state;
+  if (__builtin_expect(thread != nullptr && thread->pending_count > 0, 0) && !tls_in_hook) complete_pending(thread);
+}
+
 void route_gil_reacquire_here() {
-  patch_imports("PyEval_RestoreThread", reinterpret_cast<void*>(&PyEval_RestoreThread));
+  int written = patch_imports("PyEval_RestoreThread", reinterpret_cast<void*>(&restore_thread_hook));
+  static std::atomic<int> calls{0};
+  if (written > 0 || calls.fetch_add(1, std::memory_order_relaxed) == 0) {
+    log_debug("python: %d import slot(s) of PyEval_RestoreThread now reach the preload", written);
+  }
 }
 
 }  // namespace syncscope::preload
 
 extern "C" __attribute__((visibility("default"))) void PyEval_RestoreThread(void* thread_state) {
-  using namespace syncscope::preload;
-  RestoreFn real = real_restore();
-  if (real != nullptr) real(thread_state);  // nothing to restore to without Python
-  ThreadState* thread = tls_state;
-  if (__builtin_expect(thread != nullptr && thread->pending_count > 0, 0) && !tls_in_hook) complete_pending(thread);
+  syncscope::preload::restore_thread_hook(thread_state);
 }

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
     out["cuda_runtime"] = trace->info("cuda_runtime");
     out["complete"] = trace->complete;
     out["events_dropped"] = trace->events_dropped;
+    out["python_stacks"] = trace->python_stacks.size();
+    out["python_code"] = trace->python_code.size();
     std::map<std::string, nlohmann::json> apis;
     std::map<std::string, std::set<std::string>> symbols;
     for (const Event& e : trace->events) {
