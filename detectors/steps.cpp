@@ -49,14 +49,19 @@ StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& optio
     ends.push_back(e.end_ns);
   }
 
-  // Smallest period whose repetition holds over the second half of the run
-  // (warm-up is usually at the start, so it does not spoil the match).
+  // Smallest period whose repetition holds towards the end of the run:
+  // warm-up (compilation, autotuning, lazy initialisation) comes first and can
+  // be most of the calls of a short run, so the search looks at the last half,
+  // then the last quarter, eighth and sixteenth until one repeats.
   const size_t n = tokens.size();
   size_t period = 0;
-  if (n >= 8) {
-    for (size_t p = 1; p <= n / 3; ++p) {
-      if (match_rate(tokens, n / 2 > p ? n / 2 - p : 0, p) >= options.min_match) {
+  size_t anchor = n / 2;  // a position inside the steady state
+  for (size_t window = n / 2; window >= 24 && period == 0; window /= 2) {
+    const size_t from = n - window;
+    for (size_t p = 1; p <= window / 3; ++p) {
+      if (match_rate(tokens, from, p) >= options.min_match) {
         period = p;
+        anchor = from + p;
         break;
       }
     }
@@ -70,7 +75,7 @@ StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& optio
       for (size_t i = from; i < from + period; ++i) same += tokens[i] == tokens[i + period];
       return static_cast<double>(same) >= options.min_match * static_cast<double>(period);
     };
-    size_t start = n / 2, candidate = n / 2;
+    size_t start = anchor, candidate = anchor;
     int misses = 0;
     while (candidate >= period && misses < 2) {
       candidate -= period;
@@ -81,7 +86,7 @@ StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& optio
         ++misses;
       }
     }
-    size_t stop = std::max(n / 2, period);
+    size_t stop = std::max(anchor, period);
     candidate = stop;
     misses = 0;
     while (candidate + period <= n && misses < 2) {

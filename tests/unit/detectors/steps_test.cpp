@@ -76,3 +76,31 @@ TEST(Steps, EmptyStream) {
 
 }  // namespace
 }  // namespace syncscope::testing
+
+namespace syncscope::testing {
+namespace {
+
+// torch.compile: thousands of varied calls while compiling, then a short loop.
+TEST(Steps, ShortLoopAfterALongWarmup) {
+  Stream s;
+  std::mt19937 rng(11);
+  for (int i = 0; i < 2000; ++i) {
+    if (rng() % 3 == 0) s.call(ApiId::cudaMalloc, 1000, 0, 100 + rng() % 500);
+    else s.launch(1000 + rng() % 5000);
+  }
+  for (int step = 0; step < 40; ++step) {
+    s.launch(1);
+    s.launch(2);
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 4, true, 7);
+    s.call(ApiId::cudaStreamSynchronize, 20000, 0x100, 7);
+  }
+  s.call(ApiId::cudaFree, 1000, 0, 9);
+  StepInfo info = detect_steps(s.events(), StepOptions{});
+  ASSERT_TRUE(info.detected);
+  EXPECT_EQ(info.period_calls, 4u);
+  EXPECT_GE(info.steps, 35u);
+  EXPECT_GE(info.steady_start_ns, s.events()[2000].start_ns);
+}
+
+}  // namespace
+}  // namespace syncscope::testing
