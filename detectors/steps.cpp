@@ -56,10 +56,16 @@ StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& optio
   const size_t n = tokens.size();
   size_t period = 0;
   size_t anchor = n / 2;  // a position inside the steady state
-  for (size_t window = n / 2; window >= 24 && period == 0; window /= 2) {
+  // In each window the period is the smallest p that repeats nearly as well
+  // as the best one: noise (an occasional extra kernel) lowers every rate alike.
+  for (size_t window = n / 2; window >= 12 && period == 0; window /= 2) {
     const size_t from = n - window;
+    std::vector<double> rates(window / 3 + 1, 0.0);
+    double best = 0;
+    for (size_t p = 1; p <= window / 3; ++p) best = std::max(best, rates[p] = match_rate(tokens, from, p));
+    if (best < options.min_match * 0.75) continue;
     for (size_t p = 1; p <= window / 3; ++p) {
-      if (match_rate(tokens, from, p) >= options.min_match) {
+      if (rates[p] >= 0.9 * best) {
         period = p;
         anchor = from + p;
         break;
@@ -68,18 +74,21 @@ StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& optio
   }
   if (period > 0) {
     // Warm-up ends where the pattern starts to hold, teardown where it stops:
-    // walk out from the middle one period at a time. A single noisy window
-    // (an extra kernel now and then) is tolerated; two in a row end the walk.
-    auto window_matches = [&](size_t from) {
+    // walk out from the steady anchor one period at a time. Noisy windows (an
+    // extra kernel now and then) are tolerated; three in a row end the walk.
+    // Towards warm-up, most of a window repeating is enough (noise); towards
+    // teardown the window must repeat as a whole, or the final sync and frees
+    // would pass for part of a step.
+    auto window_matches = [&](size_t from, double needed) {
       size_t same = 0;
       for (size_t i = from; i < from + period; ++i) same += tokens[i] == tokens[i + period];
-      return static_cast<double>(same) >= options.min_match * static_cast<double>(period);
+      return static_cast<double>(same) >= needed * static_cast<double>(period);
     };
     size_t start = anchor, candidate = anchor;
     int misses = 0;
-    while (candidate >= period && misses < 2) {
+    while (candidate >= period && misses < 3) {
       candidate -= period;
-      if (window_matches(candidate)) {
+      if (window_matches(candidate, 0.51)) {
         start = candidate;
         misses = 0;
       } else {
@@ -89,8 +98,8 @@ StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& optio
     size_t stop = std::max(anchor, period);
     candidate = stop;
     misses = 0;
-    while (candidate + period <= n && misses < 2) {
-      if (window_matches(candidate - period)) {
+    while (candidate + period <= n && misses < 3) {
+      if (window_matches(candidate - period, 1.0)) {
         stop = candidate + period;
         misses = 0;
       } else {
