@@ -49,28 +49,35 @@ StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& optio
     ends.push_back(e.end_ns);
   }
 
-  // Smallest period whose repetition holds towards the end of the run:
-  // warm-up (compilation, autotuning, lazy initialisation) comes first and can
-  // be most of the calls of a short run, so the search looks at the last half,
-  // then the last quarter, eighth and sixteenth until one repeats.
+  // The period: the smallest one that repeats towards the end of the run.
+  // Warm-up (compilation, autotuning with its own repeating benchmarks, lazy
+  // initialisation) comes first and can be most of a short run's calls, so
+  // the search starts with a small window at the end and widens it until a
+  // period repeats at least four times inside it. In each window the period is
+  // the smallest p that repeats nearly as well as the best one: noise (an
+  // occasional extra kernel) lowers every rate alike.
   const size_t n = tokens.size();
   size_t period = 0;
   size_t anchor = n / 2;  // a position inside the steady state
-  // In each window the period is the smallest p that repeats nearly as well
-  // as the best one: noise (an occasional extra kernel) lowers every rate alike.
-  for (size_t window = n / 2; window >= 12 && period == 0; window /= 2) {
+  size_t window = std::min<size_t>(64, n);
+  while (window >= 12 && period == 0) {
     const size_t from = n - window;
     std::vector<double> rates(window / 3 + 1, 0.0);
     double best = 0;
     for (size_t p = 1; p <= window / 3; ++p) best = std::max(best, rates[p] = match_rate(tokens, from, p));
-    if (best < options.min_match * 0.75) continue;
-    for (size_t p = 1; p <= window / 3; ++p) {
-      if (rates[p] >= 0.9 * best) {
-        period = p;
-        anchor = from + p;
-        break;
+    if (best >= options.min_match * 0.75) {
+      for (size_t p = 1; p <= window / 3; ++p) {
+        if (rates[p] >= 0.9 * best) {
+          if (p * 4 <= window || window == n) {
+            period = p;
+            anchor = from + p;
+          }
+          break;
+        }
       }
     }
+    if (window == n) break;
+    window = std::min(window * 2, n);
   }
   if (period > 0) {
     // Warm-up ends where the pattern starts to hold, teardown where it stops:
