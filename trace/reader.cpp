@@ -1,9 +1,19 @@
+// Reading a trace file back (docs/trace-format.md). The input may be cut short
+// (the process was killed) or damaged: every size read from the file is
+// checked against the bytes actually present before it is used, so no input
+// can make the reader crash or allocate more than a small multiple of the
+// file's own size.
 #include "trace/reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -27,6 +37,10 @@ const Module* ProcessTrace::module_for(uint64_t pc) const {
 
 namespace {
 
+// Largest per-event size a reader accepts in the header: room for growth,
+// still far from anything absurd.
+constexpr uint32_t kMaxEventSize = 4096;
+
 template <typename T>
 T load(const unsigned char* p) {
   T value;
@@ -34,88 +48,147 @@ T load(const unsigned char* p) {
   return value;
 }
 
-// Parses one record's payload into the trace; returns "" or why it is corrupt.
-std::string parse_record(RecordType type, const unsigned char* p, uint32_t size, uint32_t event_size,
-                         ProcessTrace& trace, std::map<uint32_t, uint64_t>& drops, bool& have_end,
-                         EndPayload& end) {
-  switch (type) {
+std::string text(const unsigned char* p, uint32_t len) { return std::string(reinterpret_cast<const char*>(p), len); }
+
+// Reads the whole file. Sized by fstat, but reads until EOF so a file still
+// growing (a running process) or shrinking is handled without surprises.
+absl::Status read_file(const std::string& path, std::vector<unsigned char>* data) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    const int err = errno;
+    std::string message = absl::StrCat("cannot open trace ", path, ": ", std::strerror(err));
+    if (err == ENOENT || err == ENOTDIR) return absl::NotFoundError(message);
+    if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(message);
+    return absl::UnavailableError(message);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("not a syncscope trace: ", path, " (not a regular file)"));
+  }
+  data->resize(static_cast<size_t>(st.st_size) + 1);  // +1: notice growth without a second stat
+  size_t have = 0;
+  while (true) {
+    if (have == data->size()) data->resize(data->size() * 2);
+    ssize_t n = ::read(fd, data->data() + have, data->size() - have);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return absl::DataLossError(absl::StrCat("cannot read trace ", path, ": ", std::strerror(err)));
+    }
+    if (n == 0) break;
+    have += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  data->resize(have);
+  return absl::OkStatus();
+}
+
+struct ParseState {
+  ParseState(ProcessTrace& t, uint32_t size) : trace(t), event_size(size) {}
+  ProcessTrace& trace;
+  uint32_t event_size;
+  std::map<uint32_t, uint64_t> drops;  // tid -> last cumulative count
+  bool have_end = false;
+  EndPayload end{};
+};
+
+// Parses one record's payload (`size` bytes, all present) into the trace;
+// returns "" or why the record is corrupt. Unknown types are skipped.
+std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, ParseState& s) {
+  ProcessTrace& trace = s.trace;
+  switch (static_cast<RecordType>(type)) {
     case RecordType::kEvents: {
-      if (size % event_size != 0) return "events payload is not a whole number of events";
-      for (uint32_t off = 0; off < size; off += event_size) {
+      if (size % s.event_size != 0) {
+        return absl::StrCat("events payload of ", size, " bytes is not a multiple of the event size ", s.event_size);
+      }
+      const size_t n = size / s.event_size;
+      for (size_t i = 0; i < n; ++i) {
         Event e;
-        std::memcpy(&e, p + off, sizeof(Event));
+        std::memcpy(&e, p + i * s.event_size, sizeof(Event));  // newer, longer events: the first 64 bytes
         trace.events.push_back(e);
       }
       return {};
     }
     case RecordType::kStack: {
-      if (size < 8) return "stack record too short";
+      if (size < 8) return absl::StrCat("stack record of ", size, " bytes is too short");
       uint32_t id = load<uint32_t>(p), depth = load<uint32_t>(p + 4);
       if (depth > kMaxStackDepth) return absl::StrCat("stack depth ", depth, " exceeds ", kMaxStackDepth);
-      if (8 + uint64_t{depth} * 8 > size) return "stack record shorter than its depth";
+      if (8 + uint64_t{depth} * 8 > size) return absl::StrCat("stack of depth ", depth, " does not fit its record");
       std::vector<uint64_t> pcs(depth);
-      if (depth > 0) std::memcpy(pcs.data(), p + 8, depth * 8);
+      if (depth > 0) std::memcpy(pcs.data(), p + 8, size_t{depth} * 8);
       trace.stacks[id] = std::move(pcs);
       return {};
     }
     case RecordType::kModule: {
-      if (size < 28) return "module record too short";
+      if (size < 28) return absl::StrCat("module record of ", size, " bytes is too short");
       uint32_t len = load<uint32_t>(p + 24);
       if (28 + uint64_t{len} > size) return "module path overruns its record";
-      Module m{load<uint64_t>(p), load<uint64_t>(p + 8), load<uint64_t>(p + 16),
-               std::string(reinterpret_cast<const char*>(p + 28), len)};
+      Module m;
+      m.start = load<uint64_t>(p);
+      m.end = load<uint64_t>(p + 8);
+      m.bias = load<uint64_t>(p + 16);
+      m.path = text(p + 28, len);
       trace.modules.push_back(std::move(m));
       return {};
     }
     case RecordType::kThread: {
-      if (size < 8) return "thread record too short";
+      if (size < 8) return absl::StrCat("thread record of ", size, " bytes is too short");
       uint32_t tid = load<uint32_t>(p), len = load<uint32_t>(p + 4);
       if (8 + uint64_t{len} > size) return "thread name overruns its record";
-      trace.thread_names[tid] = std::string(reinterpret_cast<const char*>(p + 8), len);
+      trace.thread_names[tid] = text(p + 8, len);
       return {};
     }
     case RecordType::kProcess: {
-      if (size < 8) return "process record too short";
+      if (size < 8) return absl::StrCat("process record of ", size, " bytes is too short");
       uint32_t klen = load<uint32_t>(p);
-      if (4 + uint64_t{klen} + 4 > size) return "process key overruns its record";
+      if (8 + uint64_t{klen} > size) return "process key overruns its record";
       uint32_t vlen = load<uint32_t>(p + 4 + klen);
       if (8 + uint64_t{klen} + vlen > size) return "process value overruns its record";
-      trace.process_info.emplace_back(std::string(reinterpret_cast<const char*>(p + 4), klen),
-                                      std::string(reinterpret_cast<const char*>(p + 8 + klen), vlen));
+      trace.process_info.emplace_back(text(p + 4, klen), text(p + 8 + klen, vlen));
       return {};
     }
     case RecordType::kDrops: {
-      if (size < 16) return "drops record too short";
-      drops[load<uint32_t>(p)] = load<uint64_t>(p + 8);
+      if (size < 16) return absl::StrCat("drops record of ", size, " bytes is too short");
+      s.drops[load<uint32_t>(p)] = load<uint64_t>(p + 8);
+      return {};
+    }
+    case RecordType::kEnd: {
+      if (size < sizeof(EndPayload)) return absl::StrCat("end record of ", size, " bytes is too short");
+      std::memcpy(&s.end, p, sizeof(EndPayload));
+      s.have_end = true;
       return {};
     }
     case RecordType::kPyCode: {
-      if (size < 16) return "python code record too short";
+      if (size < 16) return absl::StrCat("python code record of ", size, " bytes is too short");
       uint32_t id = load<uint32_t>(p), first = load<uint32_t>(p + 4), flen = load<uint32_t>(p + 8);
       if (16 + uint64_t{flen} > size) return "python file name overruns its record";
       uint32_t nlen = load<uint32_t>(p + 12 + flen);
       if (16 + uint64_t{flen} + nlen > size) return "python function name overruns its record";
-      trace.python_code[id] = PythonCode{std::string(reinterpret_cast<const char*>(p + 12), flen),
-                                         std::string(reinterpret_cast<const char*>(p + 16 + flen), nlen), first};
+      PythonCode code;
+      code.file = text(p + 12, flen);
+      code.function = text(p + 16 + flen, nlen);
+      code.first_line = first;
+      trace.python_code[id] = std::move(code);
       return {};
     }
     case RecordType::kPyStack: {
-      if (size < 8) return "python stack record too short";
+      if (size < 8) return absl::StrCat("python stack record of ", size, " bytes is too short");
       uint32_t id = load<uint32_t>(p), depth = load<uint32_t>(p + 4);
       if (depth > kMaxPythonDepth) return absl::StrCat("python stack depth ", depth, " exceeds ", kMaxPythonDepth);
-      if (8 + uint64_t{depth} * 8 > size) return "python stack record shorter than its depth";
+      if (8 + uint64_t{depth} * 8 > size) {
+        return absl::StrCat("python stack of depth ", depth, " does not fit its record");
+      }
       std::vector<PythonFrame> frames(depth);
       for (uint32_t i = 0; i < depth; ++i) {
-        uint64_t packed = load<uint64_t>(p + 8 + i * 8);
+        uint64_t packed = load<uint64_t>(p + 8 + size_t{i} * 8);
         frames[i] = PythonFrame{static_cast<uint32_t>(packed >> 32), static_cast<uint32_t>(packed)};
       }
       trace.python_stacks[id] = std::move(frames);
-      return {};
-    }
-    case RecordType::kEnd: {
-      if (size < sizeof(EndPayload)) return "end record too short";
-      std::memcpy(&end, p, sizeof(EndPayload));
-      have_end = true;
       return {};
     }
   }
@@ -125,69 +198,104 @@ std::string parse_record(RecordType type, const unsigned char* p, uint32_t size,
 }  // namespace
 
 absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open trace ", path));
-  std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ProcessTrace trace;
-  trace.file = path;
-  if (data.size() < sizeof(FileHeader) || std::memcmp(data.data(), kTraceMagic, sizeof(kTraceMagic)) != 0) {
+  std::vector<unsigned char> data;
+  if (absl::Status status = read_file(path, &data); !status.ok()) return status;
+
+  // The header: anything wrong here means the file cannot be read at all.
+  if (data.size() < sizeof(kTraceMagic) || std::memcmp(data.data(), kTraceMagic, sizeof(kTraceMagic)) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("not a syncscope trace: ", path));
   }
+  if (data.size() < 12) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": file ends inside the trace header (", data.size(), " bytes)"));
+  }
+  const uint32_t version = load<uint32_t>(data.data() + 8);
+  if (version != kTraceVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": unsupported trace version ", version,
+                                                   ", this reader understands ", kTraceVersion));
+  }
+  if (data.size() < sizeof(FileHeader)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": file ends inside the trace header (", data.size(),
+                                                   " of ", sizeof(FileHeader), " bytes)"));
+  }
+  ProcessTrace trace;
+  trace.file = path;
   std::memcpy(&trace.header, data.data(), sizeof(FileHeader));
   const FileHeader& h = trace.header;
-  if (h.version != kTraceVersion) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": unsupported trace version ", h.version,
-                                                   "; this reader understands ", kTraceVersion));
+  if (h.header_size < sizeof(FileHeader)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": corrupt trace header (header_size ", h.header_size, " < ", sizeof(FileHeader), ")"));
   }
-  if (h.header_size < sizeof(FileHeader) || h.header_size > data.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": corrupt header (size ", h.header_size, ")"));
+  if (h.header_size > data.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": file ends inside the trace header (header_size ",
+                                                   h.header_size, ", file ", data.size(), " bytes)"));
   }
-  if (h.event_size < sizeof(Event) || h.event_size > 4096) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": unsupported event size ", h.event_size));
+  if (h.event_size < sizeof(Event) || h.event_size > kMaxEventSize) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": unsupported event size ", h.event_size,
+                                                   " (this reader understands ", sizeof(Event), " to ",
+                                                   kMaxEventSize, ")"));
   }
 
-  std::map<uint32_t, uint64_t> drops;
-  bool have_end = false;
-  EndPayload end{};
+  // The records: keep every one up to the first damage.
+  ParseState state(trace, h.event_size);
+  const size_t total = data.size();
+  {
+    // Count the events first (headers only) so they are stored in one allocation.
+    size_t events = 0;
+    for (size_t at = h.header_size; total - at >= sizeof(RecordHeader);) {
+      RecordHeader rh;
+      std::memcpy(&rh, data.data() + at, sizeof(rh));
+      if (rh.size > kMaxRecordPayload || total - at - sizeof(rh) < padded_size(rh.size)) break;
+      if (rh.type == static_cast<uint32_t>(RecordType::kEvents)) events += rh.size / h.event_size;
+      at += sizeof(rh) + padded_size(rh.size);
+    }
+    trace.events.reserve(events);
+  }
   size_t offset = h.header_size;
-  while (offset < data.size()) {
-    if (data.size() - offset < sizeof(RecordHeader)) {
+  while (offset < total) {
+    if (total - offset < sizeof(RecordHeader)) {
       trace.truncation = absl::StrCat("file ends inside a record at offset ", offset, " (process killed?)");
       break;
     }
     RecordHeader rh;
     std::memcpy(&rh, data.data() + offset, sizeof(rh));
     if (rh.size > kMaxRecordPayload) {
-      trace.truncation = absl::StrCat("corrupt record at offset ", offset, ": payload of ", rh.size, " bytes");
+      trace.truncation = absl::StrCat("corrupt record at offset ", offset, ": payload of ", rh.size,
+                                      " bytes exceeds the limit of ", kMaxRecordPayload);
       break;
     }
-    size_t padded = padded_size(rh.size);
-    if (data.size() - offset - sizeof(rh) < padded) {
+    const size_t padded = padded_size(rh.size);
+    if (total - offset - sizeof(rh) < padded) {
       trace.truncation = absl::StrCat("file ends inside a record at offset ", offset, " (process killed?)");
       break;
     }
-    std::string why = parse_record(static_cast<RecordType>(rh.type), data.data() + offset + sizeof(rh), rh.size,
-                                   h.event_size, trace, drops, have_end, end);
+    std::string why = parse_record(rh.type, data.data() + offset + sizeof(rh), rh.size, state);
     if (!why.empty()) {
       trace.truncation = absl::StrCat("corrupt record at offset ", offset, ": ", why);
       break;
     }
     offset += sizeof(rh) + padded;
   }
+  data.clear();
+  data.shrink_to_fit();
 
-  for (const auto& [tid, count] : drops) trace.events_dropped += count;
-  if (have_end) {
-    trace.events_dropped = end.events_dropped;
-    trace.stacks_dropped = end.stacks_dropped;
+  if (state.have_end) {
+    trace.events_dropped = state.end.events_dropped;
+    trace.stacks_dropped = state.end.stacks_dropped;
+  } else {
+    for (const auto& [tid, count] : state.drops) trace.events_dropped += count;
   }
-  trace.complete = have_end && trace.truncation.empty();
-  if (!have_end && trace.truncation.empty()) {
+  trace.complete = state.have_end && trace.truncation.empty();
+  if (!state.have_end && trace.truncation.empty()) {
     trace.truncation = "no end record (process killed or still running)";
   }
-  std::stable_sort(trace.events.begin(), trace.events.end(),
-                   [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
-  std::sort(trace.modules.begin(), trace.modules.end(),
-            [](const Module& a, const Module& b) { return a.start < b.start; });
+  auto by_start = [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; };
+  // One thread's trace is already in order; stable_sort would still merge it.
+  if (!std::is_sorted(trace.events.begin(), trace.events.end(), by_start)) {
+    std::stable_sort(trace.events.begin(), trace.events.end(), by_start);
+  }
+  std::stable_sort(trace.modules.begin(), trace.modules.end(),
+                   [](const Module& a, const Module& b) { return a.start < b.start; });
   return trace;
 }
 
@@ -195,14 +303,18 @@ absl::StatusOr<std::vector<std::string>> list_trace_files(const std::string& dir
   std::error_code ec;
   std::filesystem::directory_iterator it(dir, ec);
   if (ec) return absl::NotFoundError(absl::StrCat("cannot read trace directory ", dir, ": ", ec.message()));
+  const std::string_view suffix(kTraceFileSuffix);
   std::vector<std::string> files;
-  for (const auto& entry : it) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file(ec) && name.size() > std::strlen(kTraceFileSuffix) &&
-        name.compare(name.size() - std::strlen(kTraceFileSuffix), std::string::npos, kTraceFileSuffix) == 0) {
-      files.push_back(entry.path().string());
+  for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    std::error_code type_ec;
+    if (name.size() > suffix.size() && std::string_view(name).substr(name.size() - suffix.size()) == suffix &&
+        it->is_regular_file(type_ec)) {
+      files.push_back(it->path().string());
     }
   }
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot read trace directory ", dir, ": ", ec.message()));
   std::sort(files.begin(), files.end());
   return files;
 }

@@ -1,3 +1,6 @@
+// TraceWriter: runs on the collector thread inside the target process.
+// Standard library and POSIX only; nothing here throws (an allocation failure
+// drops the record instead), and an I/O error stops the writer for good.
 #include "trace/writer.h"
 
 #include <fcntl.h>
@@ -6,67 +9,117 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 namespace syncscope {
 namespace {
 
-// mkdir -p: every missing component, EEXIST is fine.
+// Longest strings a record carries; longer ones are cut (docs/trace-format.md).
+constexpr uint32_t kMaxPathLen = 4096;  // module paths, Python file names
+constexpr uint32_t kMaxThreadNameLen = 256;
+constexpr uint32_t kMaxKeyLen = 256;
+constexpr uint32_t kMaxValueLen = 1u << 20;
+constexpr uint32_t kMaxFunctionNameLen = 1024;
+
+void set_error(std::string* error, const char* what, const std::string& path, int err) {
+  if (error == nullptr) return;
+  *error = what;
+  if (!path.empty()) {
+    *error += ' ';
+    *error += path;
+  }
+  *error += ": ";
+  *error += std::strerror(err);
+}
+
+uint32_t capped(size_t size, uint32_t limit) { return size > limit ? limit : static_cast<uint32_t>(size); }
+
+// mkdir -p: every missing component; EEXIST is fine (a later open() reports a
+// component that exists but is not a directory).
 bool make_directories(const std::string& dir, std::string* error) {
-  std::string path;
   size_t pos = 0;
   while (pos != std::string::npos) {
     pos = dir.find('/', pos + 1);
-    path = dir.substr(0, pos);
-    if (path.empty()) continue;
-    if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
-      *error = "cannot create directory " + path + ": " + std::strerror(errno);
+    std::string path = dir.substr(0, pos);
+    if (path.empty() || path.back() == '/') continue;
+    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+      set_error(error, "cannot create directory", path, errno);
       return false;
     }
   }
   return true;
 }
 
-bool write_all(int fd, const unsigned char* data, size_t size, std::string* error) {
+// Writes everything, retrying on EINTR and short writes. Returns 0 or errno.
+int write_all(int fd, const unsigned char* data, size_t size) {
   while (size > 0) {
     ssize_t n = ::write(fd, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      *error = std::strerror(errno);
-      return false;
+      return errno;
     }
+    if (n == 0) return EIO;  // cannot happen for a regular file; never spin
     data += n;
     size -= static_cast<size_t>(n);
   }
-  return true;
+  return 0;
+}
+
+void put32(unsigned char* out, uint32_t value) { std::memcpy(out, &value, 4); }
+void put64(unsigned char* out, uint64_t value) { std::memcpy(out, &value, 8); }
+void put_bytes(unsigned char* out, const void* data, size_t size) {
+  if (size > 0) std::memcpy(out, data, size);
 }
 
 }  // namespace
 
 TraceWriter::~TraceWriter() { close(); }
 
-bool TraceWriter::open(const std::string& dir, const FileHeader& header, std::string* error) {
+bool TraceWriter::open(const std::string& dir_in, const FileHeader& header, std::string* error) {
+  if (fd_ >= 0) close();
+  const std::string dir = dir_in.empty() ? std::string(".") : dir_in;
   if (!make_directories(dir, error)) return false;
   // An exec'd process keeps its pid: the first free -N suffix wins.
-  for (int n = 0; n < 10000; ++n) {
-    std::string path = dir + "/" + std::to_string(header.pid) + "-" + std::to_string(n) + kTraceFileSuffix;
-    int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+  const std::string prefix = dir + "/" + std::to_string(header.pid) + "-";
+  for (int n = 0; n < 100000; ++n) {
+    std::string path = prefix + std::to_string(n) + kTraceFileSuffix;
+    int fd;
+    do {
+      fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    } while (fd < 0 && errno == EINTR);
     if (fd >= 0) {
+      if (!open_fd(fd, header, error)) {
+        ::unlink(path.c_str());  // a file without a header would only confuse readers
+        return false;
+      }
       path_ = path;
-      return open_fd(fd, header, error);
+      return true;
     }
     if (errno != EEXIST) {
-      *error = "cannot create " + path + ": " + std::strerror(errno);
+      set_error(error, "cannot create", path, errno);
       return false;
     }
   }
-  *error = "too many trace files for pid " + std::to_string(header.pid) + " in " + dir;
+  if (error != nullptr) *error = "too many trace files for pid " + std::to_string(header.pid) + " in " + dir;
   return false;
 }
 
-bool TraceWriter::open_fd(int fd, const FileHeader& header, std::string* error) {
+bool TraceWriter::open_fd(int fd, const FileHeader& header_in, std::string* error) {
+  if (fd_ >= 0) close();
   fd_ = fd;
-  buffer_.clear();
-  if (!write_all(fd_, reinterpret_cast<const unsigned char*>(&header), sizeof(header), error)) {
+  failed_ = false;
+  path_.clear();
+  // Records buffered before the file was opened follow the header at the next flush.
+  // The writer knows the framing it produces: never let a caller's header
+  // disagree with the records that follow it.
+  FileHeader header = header_in;
+  std::memcpy(header.magic, kTraceMagic, sizeof(header.magic));
+  header.version = kTraceVersion;
+  header.header_size = sizeof(FileHeader);
+  header.event_size = sizeof(Event);
+  int err = write_all(fd_, reinterpret_cast<const unsigned char*>(&header), sizeof(header));
+  if (err != 0) {
+    set_error(error, "cannot write the trace header", "", err);
     close_without_flush();
     return false;
   }
@@ -74,19 +127,24 @@ bool TraceWriter::open_fd(int fd, const FileHeader& header, std::string* error) 
 }
 
 void* TraceWriter::begin_record(RecordType type, uint32_t size) {
-  RecordHeader rh{static_cast<uint32_t>(type), size};
-  size_t at = buffer_.size();
-  buffer_.resize(at + sizeof(rh) + padded_size(size), 0);
+  if (failed_ || size > kMaxRecordPayload) return nullptr;
+  const RecordHeader rh{static_cast<uint32_t>(type), size};
+  const size_t at = buffer_.size();
+  try {
+    buffer_.resize(at + sizeof(rh) + padded_size(size), 0);  // zero padding included
+  } catch (...) {  // out of memory: lose this record, never the process
+    return nullptr;
+  }
   std::memcpy(buffer_.data() + at, &rh, sizeof(rh));
   return buffer_.data() + at + sizeof(rh);
 }
 
 void TraceWriter::add_record(RecordType type, const void* payload, uint32_t size) {
-  void* out = begin_record(type, size);
-  if (size > 0) std::memcpy(out, payload, size);
+  if (void* out = begin_record(type, size)) put_bytes(static_cast<unsigned char*>(out), payload, size);
 }
 
 void TraceWriter::add_events(const Event* events, size_t count) {
+  if (events == nullptr) return;
   constexpr size_t kPerRecord = kMaxRecordPayload / sizeof(Event);
   while (count > 0) {
     size_t n = count < kPerRecord ? count : kPerRecord;
@@ -97,91 +155,105 @@ void TraceWriter::add_events(const Event* events, size_t count) {
 }
 
 void TraceWriter::add_stack(uint32_t id, const uint64_t* pcs, uint32_t depth) {
-  if (depth > kMaxStackDepth) depth = kMaxStackDepth;
+  if (pcs == nullptr) depth = 0;
+  if (depth > kMaxStackDepth) depth = kMaxStackDepth;  // innermost frames kept
   auto* out = static_cast<unsigned char*>(begin_record(RecordType::kStack, 8 + depth * 8));
-  std::memcpy(out, &id, 4);
-  std::memcpy(out + 4, &depth, 4);
-  std::memcpy(out + 8, pcs, depth * 8);
+  if (out == nullptr) return;
+  put32(out, id);
+  put32(out + 4, depth);
+  put_bytes(out + 8, pcs, depth * 8);
 }
 
 void TraceWriter::add_module(uint64_t start, uint64_t end, uint64_t bias, std::string_view path) {
-  uint32_t len = static_cast<uint32_t>(path.size() > 4096 ? 4096 : path.size());
+  uint32_t len = capped(path.size(), kMaxPathLen);
   auto* out = static_cast<unsigned char*>(begin_record(RecordType::kModule, 28 + len));
-  std::memcpy(out, &start, 8);
-  std::memcpy(out + 8, &end, 8);
-  std::memcpy(out + 16, &bias, 8);
-  std::memcpy(out + 24, &len, 4);
-  std::memcpy(out + 28, path.data(), len);
+  if (out == nullptr) return;
+  put64(out, start);
+  put64(out + 8, end);
+  put64(out + 16, bias);
+  put32(out + 24, len);
+  put_bytes(out + 28, path.data(), len);
 }
 
 void TraceWriter::add_thread(uint32_t tid, std::string_view name) {
-  uint32_t len = static_cast<uint32_t>(name.size() > 256 ? 256 : name.size());
+  uint32_t len = capped(name.size(), kMaxThreadNameLen);
   auto* out = static_cast<unsigned char*>(begin_record(RecordType::kThread, 8 + len));
-  std::memcpy(out, &tid, 4);
-  std::memcpy(out + 4, &len, 4);
-  std::memcpy(out + 8, name.data(), len);
+  if (out == nullptr) return;
+  put32(out, tid);
+  put32(out + 4, len);
+  put_bytes(out + 8, name.data(), len);
 }
 
 void TraceWriter::add_process_info(std::string_view key, std::string_view value) {
-  uint32_t klen = static_cast<uint32_t>(key.size() > 256 ? 256 : key.size());
-  uint32_t vlen = static_cast<uint32_t>(value.size() > (1u << 20) ? (1u << 20) : value.size());
+  uint32_t klen = capped(key.size(), kMaxKeyLen);
+  uint32_t vlen = capped(value.size(), kMaxValueLen);
   auto* out = static_cast<unsigned char*>(begin_record(RecordType::kProcess, 8 + klen + vlen));
-  std::memcpy(out, &klen, 4);
-  std::memcpy(out + 4, key.data(), klen);
-  std::memcpy(out + 4 + klen, &vlen, 4);
-  std::memcpy(out + 8 + klen, value.data(), vlen);
+  if (out == nullptr) return;
+  put32(out, klen);
+  put_bytes(out + 4, key.data(), klen);
+  put32(out + 4 + klen, vlen);
+  put_bytes(out + 8 + klen, value.data(), vlen);
 }
 
 void TraceWriter::add_drops(uint32_t tid, uint64_t dropped_total) {
   auto* out = static_cast<unsigned char*>(begin_record(RecordType::kDrops, 16));
-  uint32_t reserved = 0;
-  std::memcpy(out, &tid, 4);
-  std::memcpy(out + 4, &reserved, 4);
-  std::memcpy(out + 8, &dropped_total, 8);
+  if (out == nullptr) return;
+  put32(out, tid);
+  put32(out + 4, 0);
+  put64(out + 8, dropped_total);
 }
 
 void TraceWriter::add_end(const EndPayload& end) { add_record(RecordType::kEnd, &end, sizeof(end)); }
 
 void TraceWriter::add_python_code(uint32_t id, uint32_t first_line, std::string_view file, std::string_view name) {
-  uint32_t flen = static_cast<uint32_t>(file.size() > 4096 ? 4096 : file.size());
-  uint32_t nlen = static_cast<uint32_t>(name.size() > 1024 ? 1024 : name.size());
+  uint32_t flen = capped(file.size(), kMaxPathLen);
+  uint32_t nlen = capped(name.size(), kMaxFunctionNameLen);
   auto* out = static_cast<unsigned char*>(begin_record(RecordType::kPyCode, 16 + flen + nlen));
-  std::memcpy(out, &id, 4);
-  std::memcpy(out + 4, &first_line, 4);
-  std::memcpy(out + 8, &flen, 4);
-  std::memcpy(out + 12, file.data(), flen);
-  std::memcpy(out + 12 + flen, &nlen, 4);
-  std::memcpy(out + 16 + flen, name.data(), nlen);
+  if (out == nullptr) return;
+  put32(out, id);
+  put32(out + 4, first_line);
+  put32(out + 8, flen);
+  put_bytes(out + 12, file.data(), flen);
+  put32(out + 12 + flen, nlen);
+  put_bytes(out + 16 + flen, name.data(), nlen);
 }
 
 void TraceWriter::add_python_stack(uint32_t id, const uint64_t* frames, uint32_t depth) {
-  if (depth > kMaxPythonDepth) depth = kMaxPythonDepth;
+  if (frames == nullptr) depth = 0;
+  if (depth > kMaxPythonDepth) depth = kMaxPythonDepth;  // innermost frames kept
   auto* out = static_cast<unsigned char*>(begin_record(RecordType::kPyStack, 8 + depth * 8));
-  std::memcpy(out, &id, 4);
-  std::memcpy(out + 4, &depth, 4);
-  std::memcpy(out + 8, frames, depth * 8);
+  if (out == nullptr) return;
+  put32(out, id);
+  put32(out + 4, depth);
+  put_bytes(out + 8, frames, depth * 8);
 }
 
 bool TraceWriter::flush(std::string* error) {
   if (fd_ < 0) {
+    // Not open, or stopped by an earlier error that was already reported.
     buffer_.clear();
     return true;
   }
   if (buffer_.empty()) return true;
-  bool ok = write_all(fd_, buffer_.data(), buffer_.size(), error);
+  int err = write_all(fd_, buffer_.data(), buffer_.size());
   buffer_.clear();
-  if (!ok) close_without_flush();
-  return ok;
+  if (err != 0) {
+    if (error != nullptr) *error = std::strerror(err);  // callers name the file
+    close_without_flush();
+    failed_ = true;  // later records are dropped, later flushes are no-ops
+    return false;
+  }
+  return true;
 }
 
 void TraceWriter::close() {
-  std::string ignored;
-  flush(&ignored);
+  flush(nullptr);
   close_without_flush();
 }
 
 void TraceWriter::close_without_flush() {
-  if (fd_ >= 0) ::close(fd_);
+  // No allocation or deallocation here: a forked child calls it.
+  if (fd_ >= 0) ::close(fd_);  // never retried on EINTR: the descriptor is gone either way
   fd_ = -1;
   buffer_.clear();
 }

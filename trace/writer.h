@@ -22,16 +22,23 @@ class TraceWriter {
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
 
-  // Creates DIR/<prefix><pid>-<n>.sstrace with O_EXCL, picking the first free n
-  // (an exec'd process keeps its pid, so the name must not collide), and writes
-  // the file header. Returns false and fills *error on failure.
+  // Creates DIR/<pid>-<n>.sstrace with O_EXCL, picking the first free n
+  // (an exec'd process keeps its pid, so the name must not collide), creating
+  // DIR as with mkdir -p, and writes the file header at once (an empty run
+  // still leaves a valid file). The writer fills in magic, version,
+  // header_size and event_size itself; the rest of `header` is written as is.
+  // Returns false and fills *error (if not null) on failure.
   bool open(const std::string& dir, const FileHeader& header, std::string* error);
-  // Adopt an already-open descriptor (tests). Writes the header.
+  // Adopt an already-open descriptor (tests). Writes the header; on failure
+  // the descriptor is closed.
   bool open_fd(int fd, const FileHeader& header, std::string* error);
   bool is_open() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }
 
-  // Buffer records; nothing reaches the file until flush().
+  // Buffer records; nothing reaches the file until flush(). Strings longer than
+  // the limits in docs/trace-format.md are cut, stacks deeper than
+  // kMaxStackDepth/kMaxPythonDepth keep their innermost frames. After an I/O
+  // error these do nothing.
   void add_events(const Event* events, size_t count);
   void add_stack(uint32_t id, const uint64_t* pcs, uint32_t depth);
   void add_module(uint64_t start, uint64_t end, uint64_t bias, std::string_view path);
@@ -60,6 +67,7 @@ class TraceWriter {
   int fd_ = -1;
   std::string path_;
   std::vector<unsigned char> buffer_;
+  bool failed_ = false;  // an I/O error stopped the writer until the next open
 };
 
 }  // namespace syncscope
