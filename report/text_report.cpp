@@ -36,6 +36,8 @@ const char* host_mem_name(uint8_t m) {
   return m < 5 ? kNames[m] : "unknown";
 }
 
+std::string calls(uint64_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); }
+
 // Frames inside the preload itself are recording machinery, not the user's code.
 bool is_own_frame(const Frame& f) { return f.module == "libsyncscope.so"; }
 
@@ -48,9 +50,21 @@ void render_finding(const ProcessTrace& trace, const Finding& f, int rank, Symbo
   } else if (site.has_user) {
     where = site.user.function + " (" + site.native[site.user_native_index].module + ")";
   }
-  out << "   #" << rank << " " << category_name(f.category) << " at " << where << "\n";
+  // Colour only for a terminal (the caller decides): category red, site bold.
+  const char* red = options.color ? "\033[1;31m" : "";
+  const char* bold = options.color ? "\033[1m" : "";
+  const char* dim = options.color ? "\033[2m" : "";
+  const char* reset = options.color ? "\033[0m" : "";
+  out << "   #" << rank << " " << red << category_name(f.category) << reset << " at " << bold << where << reset << "\n";
   if (!site.user.source.empty()) out << "      | " << site.user.source << "\n";
-  out << "      " << f.api_sequence << ": " << f.count << " calls";
+  if (site.python.empty()) {
+    // Threads without Python (autograd engine, data loaders in C++) are named.
+    auto thread = trace.thread_names.find(f.tid);
+    if (thread != trace.thread_names.end() && !thread->second.empty()) {
+      out << "      " << dim << "thread " << f.tid << " (" << thread->second << ")" << reset << "\n";
+    }
+  }
+  out << "      " << f.api_sequence << ": " << calls(f.count);
   if (f.per_step > 0) {
     char buffer[160];
     std::snprintf(buffer, sizeof(buffer), ", %.2f per step, %s host blocked per step (%.0f%% of step time)",
@@ -71,7 +85,7 @@ void render_finding(const ProcessTrace& trace, const Finding& f, int rank, Symbo
     bool user = !site.user.python && static_cast<int>(i) == site.user_native_index;
     out << "        " << (user ? "> " : "  ") << site.native[i].to_string() << "\n";
   }
-  if (!f.hint.empty()) out << "      hint: " << f.hint << "\n";
+  if (!f.hint.empty()) out << "      " << bold << "hint:" << reset << " " << f.hint << "\n";
 }
 
 void render_findings(const ProcessTrace& trace, const Analysis& analysis, const TextReportOptions& options,
@@ -160,7 +174,7 @@ void render_process(const ProcessTrace& trace, const TextReportOptions& options,
       if (shown++ == options.top_stacks) break;
       std::string apis;
       for (uint16_t api : s.apis) apis += std::string(apis.empty() ? "" : "+") + std::string(api_name(api));
-      out << "   #" << shown << " " << apis << ": " << s.calls << " calls, " << format_duration(s.total_ns) << "\n";
+      out << "   #" << shown << " " << apis << ": " << calls(s.calls) << ", " << format_duration(s.total_ns) << "\n";
       auto it = trace.stacks.find(s.stack_id);
       if (it == trace.stacks.end()) {
         out << "        (stack not in trace)\n";

@@ -15,6 +15,7 @@ struct TextReportOptions {
   int top_stacks = 5;   // stacks listed per process
   int max_frames = 12;  // frames listed per stack
   int max_findings = 10;  // steady-state findings listed per process
+  bool color = false;     // ANSI colour (set for a terminal, unless NO_COLOR)
   StepOptions steps;
 };
 

@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--format", run_formats, "Report format: text (default), json, json=FILE; repeatable");
   run_cmd->add_option("--warmup", run.report_options.steps.warmup_seconds,
                       "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
+  run_cmd->add_option("--warmup-steps", run.report_options.steps.warmup_steps,
+                      "Steps counted as warm-up once the step pattern is found (default 1)")
+      ->check(CLI::Range(0, 1000000));
   // Everything from the first positional argument (or after --) is the
   // command, its own options included: `syncscope run -- python train.py --lr 0.1`.
   run_cmd->prefix_command();
@@ -54,6 +57,9 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--format", report_formats, "Report format: text (default), json, json=FILE; repeatable");
   report_cmd->add_option("--warmup", report_options.steps.warmup_seconds,
                          "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
+  report_cmd->add_option("--warmup-steps", report_options.steps.warmup_steps,
+                         "Steps counted as warm-up once the step pattern is found (default 1)")
+      ->check(CLI::Range(0, 1000000));
 
   // `syncscope run [options] -- COMMAND ARGS...`: everything after the first
   // "--" is the command, untouched by option parsing.

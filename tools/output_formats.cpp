@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -55,8 +56,10 @@ bool write_outputs(const std::vector<ProcessTrace>& traces, const std::vector<Ou
   bool ok = true;
   for (const OutputFormat& f : formats) {
     std::ostringstream rendered;
+    TextReportOptions text_options = options;
+    text_options.color = f.file.empty() && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
     if (f.format == "json") rendered << findings_json(traces, options.steps).dump(2) << "\n";
-    else render_text_report(traces, options, rendered);
+    else render_text_report(traces, text_options, rendered);
     if (f.file.empty()) {
       std::cout << rendered.str();
       std::cout.flush();

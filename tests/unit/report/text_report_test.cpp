@@ -58,3 +58,28 @@ TEST(TextReport, ProcessesWithoutCudaAreCountedNotListed) {
 
 }  // namespace
 }  // namespace syncscope::testing
+
+namespace syncscope::testing {
+namespace {
+
+TEST(TextReport, ColourOnlyWhenAsked) {
+  ProcessTrace t = sample_trace();
+  // Ten steps of a launch and a sync so there is a steady finding to colour.
+  t.events.clear();
+  for (int i = 0; i < 10; ++i) {
+    t.events.push_back(event(ApiId::__cudaLaunchKernel, 1000000 + i * 100000, 5));
+    t.events.push_back(event(ApiId::cudaStreamSynchronize, 1000000 + i * 100000 + 100, 50000, 1));
+  }
+  t.thread_names[0] = "pt_autograd_0";
+  std::ostringstream plain, coloured;
+  TextReportOptions options;
+  render_text_report({t}, options, plain);
+  options.color = true;
+  render_text_report({t}, options, coloured);
+  EXPECT_EQ(plain.str().find("\033["), std::string::npos);
+  EXPECT_NE(coloured.str().find("\033[1;31mhidden-sync\033[0m"), std::string::npos) << coloured.str();
+  EXPECT_NE(plain.str().find("thread 0 (pt_autograd_0)"), std::string::npos) << plain.str();
+}
+
+}  // namespace
+}  // namespace syncscope::testing
