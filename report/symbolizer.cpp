@@ -2,12 +2,15 @@
 
 #include <cxxabi.h>
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 namespace syncscope {
 
@@ -37,6 +40,7 @@ class ElfSymbols {
   struct Symbol {
     uint64_t address;
     uint64_t size;
+    int rank;          // aliases at one address: the best-known name wins (lower rank)
     std::string name;  // mangled; demangled on lookup
   };
 
@@ -53,45 +57,94 @@ class ElfSymbols {
   }
 
  private:
+  // Reads only the ELF header, the section headers and the symbol and string
+  // tables (pread): libtorch_cuda.so is about a gigabyte, its tables a few MiB.
   void load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return;
-    std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (data.size() < sizeof(Elf64_Ehdr) || std::memcmp(data.data(), ELFMAG, SELFMAG) != 0 ||
-        data[EI_CLASS] != ELFCLASS64) {
-      return;
+    // "[vdso]", "[heap]": kernel-provided or anonymous mappings, no file to read.
+    if (path.empty() || path.front() == '[') return;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) load_from(fd, static_cast<uint64_t>(st.st_size));
+    ::close(fd);
+    std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+      if (a.address != b.address) return a.address < b.address;
+      if (a.rank != b.rank) return a.rank < b.rank;
+      // printf before _IO_printf.
+      size_t ua = a.name.find_first_not_of('_'), ub = b.name.find_first_not_of('_');
+      return ua != ub ? ua < ub : a.name < b.name;
+    });
+    // One entry per address: the first (best) alias.
+    symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
+                               [](const Symbol& a, const Symbol& b) { return a.address == b.address; }),
+                   symbols_.end());
+  }
+
+  static bool read_at(int fd, uint64_t offset, void* buffer, size_t size) {
+    auto* out = static_cast<char*>(buffer);
+    while (size > 0) {
+      ssize_t n = ::pread(fd, out, size, static_cast<off_t>(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      out += n;
+      offset += static_cast<uint64_t>(n);
+      size -= static_cast<size_t>(n);
     }
+    return true;
+  }
+
+  // A section's bytes, or empty when it lies outside the file.
+  static std::vector<char> read_section(int fd, uint64_t file_size, const Elf64_Shdr& sh) {
+    std::vector<char> data;
+    if (sh.sh_type == SHT_NOBITS || sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) return data;
+    data.resize(sh.sh_size);
+    if (!read_at(fd, sh.sh_offset, data.data(), data.size())) data.clear();
+    return data;
+  }
+
+  void load_from(int fd, uint64_t file_size) {
     Elf64_Ehdr eh;
-    std::memcpy(&eh, data.data(), sizeof(eh));
-    if (eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-        eh.e_shoff + uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr) > data.size()) {
+    if (file_size < sizeof(eh) || !read_at(fd, 0, &eh, sizeof(eh))) return;
+    if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_ident[EI_DATA] != ELFDATA2LSB) {
       return;
     }
-    std::vector<Elf64_Shdr> sections(eh.e_shnum);
-    std::memcpy(sections.data(), data.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
+    if (eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > file_size) return;
+    uint64_t count = eh.e_shnum;
+    if (count == 0) {  // extended numbering: the count is in section 0's sh_size
+      Elf64_Shdr first;
+      if (!read_at(fd, eh.e_shoff, &first, sizeof(first))) return;
+      count = first.sh_size;
+    }
+    if (count == 0 || count > (file_size - eh.e_shoff) / sizeof(Elf64_Shdr)) return;
+    std::vector<Elf64_Shdr> sections(count);
+    if (!read_at(fd, eh.e_shoff, sections.data(), count * sizeof(Elf64_Shdr))) return;
     // Prefer the full symbol table; stripped libraries keep only .dynsym.
     for (uint32_t wanted : {uint32_t{SHT_SYMTAB}, uint32_t{SHT_DYNSYM}}) {
       for (const Elf64_Shdr& sh : sections) {
         if (sh.sh_type != wanted || sh.sh_link >= sections.size()) continue;
-        const Elf64_Shdr& strtab = sections[sh.sh_link];
-        if (sh.sh_offset + sh.sh_size > data.size() || strtab.sh_offset + strtab.sh_size > data.size()) continue;
-        size_t count = sh.sh_size / sizeof(Elf64_Sym);
-        for (size_t i = 0; i < count; ++i) {
+        std::vector<char> table = read_section(fd, file_size, sh);
+        std::vector<char> strings = read_section(fd, file_size, sections[sh.sh_link]);
+        if (table.empty() || strings.empty()) continue;
+        const size_t n = table.size() / sizeof(Elf64_Sym);
+        for (size_t i = 0; i < n; ++i) {
           Elf64_Sym sym;
-          std::memcpy(&sym, data.data() + sh.sh_offset + i * sizeof(Elf64_Sym), sizeof(sym));
+          std::memcpy(&sym, table.data() + i * sizeof(Elf64_Sym), sizeof(sym));
           int type = ELF64_ST_TYPE(sym.st_info);
-          if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0 || sym.st_name >= strtab.sh_size) {
+          if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0 || sym.st_shndx == SHN_UNDEF ||
+              sym.st_name >= strings.size()) {
             continue;
           }
-          const char* name = reinterpret_cast<const char*>(data.data() + strtab.sh_offset + sym.st_name);
-          size_t max = strtab.sh_size - sym.st_name;
-          symbols_.push_back({sym.st_value, sym.st_size, std::string(name, strnlen(name, max))});
+          const char* name = strings.data() + sym.st_name;
+          // Exported names (memcpy) before internal aliases (__GI_memcpy), sized before unsized.
+          int bind = ELF64_ST_BIND(sym.st_info);
+          int rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 4) + (sym.st_size == 0 ? 1 : 0);
+          symbols_.push_back(
+              {sym.st_value, sym.st_size, rank, std::string(name, strnlen(name, strings.size() - sym.st_name))});
         }
       }
       if (!symbols_.empty()) break;
     }
-    std::sort(symbols_.begin(), symbols_.end(),
-              [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
   }
 
   std::vector<Symbol> symbols_;

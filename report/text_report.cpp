@@ -136,10 +136,14 @@ void render_process(const ProcessTrace& trace, const TextReportOptions& options,
   }
   if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
+  if (trace.events.empty()) {  // every call was dropped: nothing more to say
+    out << "\n";
+    return;
+  }
   Analysis analysis = analyze(trace, options.steps);
   if (analysis.steps.detected) {
-    out << "   steps: " << analysis.steps.steps << " steady steps of " << analysis.steps.period_calls
-        << " calls, " << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked "
+    out << "   steps: " << analysis.steps.steps << " steady steps of " << calls(analysis.steps.period_calls)
+        << ", " << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked "
         << format_duration(static_cast<uint64_t>(analysis.blocked_ns_per_step)) << " per step\n";
   } else {
     out << "   steps: no repeating launch pattern; the first " << format_duration(analysis.steps.steady_start_ns -
@@ -198,13 +202,16 @@ void render_text_report(const std::vector<ProcessTrace>& traces, const TextRepor
                         std::ostream& out) {
   size_t without_cuda = 0;
   for (const ProcessTrace& t : traces) {
-    if (t.events.empty()) {
+    // A process whose every event was dropped did call CUDA: show it.
+    if (t.events.empty() && t.events_dropped == 0) {
       ++without_cuda;
       continue;
     }
     render_process(t, options, out);
   }
-  if (without_cuda > 0) out << without_cuda << " process(es) without CUDA calls not shown\n";
+  if (without_cuda > 0) {
+    out << without_cuda << (without_cuda == 1 ? " process" : " processes") << " without CUDA calls not shown\n";
+  }
   if (traces.size() == without_cuda) out << "no CUDA calls were recorded\n";
 }
 

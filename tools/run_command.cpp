@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 
 #include <spdlog/spdlog.h>
 
@@ -34,12 +35,26 @@ void forward_signal(int sig, siginfo_t* info, void*) {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
-void install_forwarding() {
+struct sigaction g_saved[std::size(kForwarded)];
+
+// On: forward; off: back to what syncscope had before (nohup's ignored SIGHUP stays ignored).
+void set_forwarding(bool on) {
+  if (!on) {
+    for (size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &g_saved[i], nullptr);
+    return;
+  }
   struct sigaction sa {};
   sa.sa_sigaction = forward_signal;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  for (int sig : kForwarded) sigaction(sig, &sa, nullptr);
+  for (size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &sa, &g_saved[i]);
+}
+
+sigset_t forwarded_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kForwarded) sigaddset(&set, sig);
+  return set;
 }
 
 std::string default_output_dir() {
@@ -103,28 +118,40 @@ int run_command(const RunOptions& options) {
   envp.push_back(nullptr);
 
   std::cout.flush();
+  // Signals that arrive between fork and the handlers' installation wait
+  // (blocked) and are then forwarded, instead of killing syncscope alone.
+  sigset_t forwarded = forwarded_set(), previous;
+  sigprocmask(SIG_BLOCK, &forwarded, &previous);
   pid_t pid = fork();
   if (pid < 0) {
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
     spdlog::error("fork failed: {}", std::strerror(errno));
     return 2;
   }
   if (pid == 0) {
+    // Same process group as syncscope: the terminal's Ctrl-C reaches the child directly.
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
     execvpe(argv[0], argv.data(), envp.data());
     int err = errno;
     std::fprintf(stderr, "syncscope: cannot run '%s': %s\n", argv[0], std::strerror(err));
     _exit(err == ENOENT ? 127 : 126);
   }
   g_child = pid;
-  install_forwarding();
+  // While the child runs, syncscope survives SIGINT & co. (the report comes
+  // after the child has died) and hands them on.
+  set_forwarding(true);
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
 
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
+      set_forwarding(false);
       spdlog::error("waitpid failed: {}", std::strerror(errno));
       return 2;
     }
   }
   g_child = 0;
+  set_forwarding(false);  // Ctrl-C during the report stops syncscope again
   int code = 0;
   if (WIFEXITED(status)) {
     code = WEXITSTATUS(status);

@@ -75,6 +75,44 @@ TEST(Symbolizer, UnknownAddressesAndUnreadableFilesAreNotFatal) {
   EXPECT_EQ(nowhere.module, "");
 }
 
+TEST(Symbolizer, EmptyModulePathIsTheExecutable) {
+  ProcessTrace t = self_trace();
+  auto pc = reinterpret_cast<uint64_t>(&visible_function_for_symbolizer);
+  const Module* m = t.module_for(pc);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->path, "");  // dl_iterate_phdr names the main program ""
+  Frame f = Symbolizer(t).symbolize(pc, true);
+  EXPECT_EQ(f.module_path, t.info("exe"));
+  EXPECT_EQ(f.offset, 0u);
+}
+
+TEST(Symbolizer, PrefersTheExportedNameOfAliases) {
+  ProcessTrace t = self_trace();
+  Symbolizer s(t);
+  Frame f = s.symbolize(reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "printf")), true);
+  EXPECT_EQ(f.symbol, "printf");  // not _IO_printf
+  EXPECT_EQ(f.to_string(), "printf+0x0 (" + f.module + ")");
+}
+
+TEST(Symbolizer, VdsoAndNonElfFilesGiveModuleOnlyFrames) {
+  std::string text_file = ::testing::TempDir() + "/not_an_elf.so";
+  std::FILE* file = std::fopen(text_file.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fputs("\x7f" "ELF but not really, just text\n", file);
+  std::fclose(file);
+  ProcessTrace t;
+  t.modules.push_back({0x1000, 0x2000, 0x1000, "[vdso]"});
+  t.modules.push_back({0x3000, 0x4000, 0x3000, text_file});
+  t.modules.push_back({0x5000, 0x6000, 0x5000, "/proc"});  // a directory
+  Symbolizer s(t);
+  EXPECT_EQ(s.symbolize(0x1010, false).to_string(), "[vdso]+0x10");
+  EXPECT_EQ(s.symbolize(0x3020, true).to_string(), "not_an_elf.so+0x20");
+  EXPECT_EQ(s.symbolize(0x5030, true).to_string(), "proc+0x30");
+  // Cached per PC: the same answer again.
+  EXPECT_EQ(s.symbolize(0x3020, true).to_string(), "not_an_elf.so+0x20");
+  std::remove(text_file.c_str());
+}
+
 TEST(Symbolizer, Demangles) {
   EXPECT_EQ(demangle("_Z3fooi"), "foo(int)");
   EXPECT_EQ(demangle("cudaMalloc"), "cudaMalloc");

@@ -53,7 +53,45 @@ TEST(TextReport, ProcessesWithoutCudaAreCountedNotListed) {
   empty.header.pid = 99;
   std::string text = render({sample_trace(), empty, empty});
   EXPECT_EQ(text.find("process 99"), std::string::npos);
-  EXPECT_NE(text.find("2 process(es) without CUDA calls not shown"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 processes without CUDA calls not shown"), std::string::npos) << text;
+  EXPECT_NE(render({sample_trace(), empty}).find("1 process without CUDA calls not shown"), std::string::npos);
+  EXPECT_NE(render({empty}).find("no CUDA calls were recorded"), std::string::npos);
+}
+
+TEST(TextReport, ProcessWhoseEveryCallWasDroppedIsShown) {
+  ProcessTrace t;
+  t.header.pid = 77;
+  t.process_info = {{"exe", "/usr/bin/python3"}};
+  t.events_dropped = 5;
+  t.complete = true;
+  std::string text = render({t});
+  EXPECT_NE(text.find("== process 77: /usr/bin/python3"), std::string::npos) << text;
+  EXPECT_NE(text.find("dropped events: 5 (ring full"), std::string::npos) << text;
+  EXPECT_EQ(text.find("without CUDA calls"), std::string::npos) << text;
+}
+
+// The top stacks: symbolised frames, the recorder's own frames left out, at most max_frames.
+TEST(TextReport, StackFramesSkipTheRecorderAndAreCapped) {
+  ProcessTrace t = sample_trace();
+  t.modules = {{0x1000, 0x2000, 0x1000, "/opt/syncscope/lib/libsyncscope.so"},
+               {0x5000, 0x6000, 0x5000, "/nonexistent/libapp.so"}};
+  t.stacks[1] = {0x1100, 0x1200};
+  for (int i = 0; i < 20; ++i) t.stacks[1].push_back(0x5000 + 0x10 * i);
+  std::ostringstream out;
+  TextReportOptions options;
+  options.max_frames = 3;
+  options.top_stacks = 1;
+  render_text_report({t}, options, out);
+  std::string text = out.str();
+  size_t top = text.find("top call sites by host time:");
+  ASSERT_NE(top, std::string::npos) << text;
+  std::string sites = text.substr(top);
+  EXPECT_NE(sites.find("#1 cudaStreamSynchronize: 2 calls"), std::string::npos) << sites;
+  EXPECT_EQ(sites.find("libsyncscope.so"), std::string::npos) << sites;
+  EXPECT_NE(sites.find("        libapp.so+0x0\n        libapp.so+0x10\n        libapp.so+0x20\n"), std::string::npos)
+      << sites;
+  EXPECT_EQ(sites.find("libapp.so+0x30"), std::string::npos) << sites;
+  EXPECT_EQ(sites.find("#2 "), std::string::npos) << sites;  // --top 1
 }
 
 }  // namespace
