@@ -1,6 +1,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "detectors/api_sequence.h"
 #include "detectors/detectors.h"
 #include "detectors/site_aggregator.h"
 #include "trace/api.h"
@@ -27,13 +28,6 @@ const char* hint(const std::string& cause) {
 
 bool is_d2h(const Event& e) {
   return api_family(e.api) == ApiFamily::kCopy && e.direction == static_cast<uint8_t>(Direction::kDeviceToHost);
-}
-
-std::string with_direction(const Event& e) {
-  static const char* kDirections[] = {"", "H2H", "H2D", "D2H", "D2D", "?"};
-  std::string name(api_name(e.api));
-  if (e.direction != 0 && e.direction < 6) name += std::string("(") + kDirections[e.direction] + ")";
-  return name;
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include "detectors/api_sequence.h"
 #include "detectors/detectors.h"
 #include "detectors/site_aggregator.h"
 #include "trace/api.h"
@@ -9,11 +10,10 @@ std::vector<Finding> detect_pageable_copies(const std::vector<Event>& events, co
   for (const Event& e : events) {
     if (api_family(e.api) != ApiFamily::kCopy || e.host_mem != static_cast<uint8_t>(HostMem::kPageable)) continue;
     if (e.flags & (kFlagCapturing | kFlagError)) continue;
-    const bool h2d = e.direction == static_cast<uint8_t>(Direction::kHostToDevice);
     std::string api(api_name(e.api));
     // Asked to be asynchronous, yet the host waited: the worst kind.
     std::string cause = (e.flags & kFlagAsync) ? "async-requested" : "synchronous";
-    sites.add(e, api, api + (h2d ? "(H2D)" : "(D2H)"), cause, e.end_ns - e.start_ns, e.bytes);
+    sites.add(e, api, with_direction(e), cause, e.end_ns - e.start_ns, e.bytes);
   }
   return sites.finish([](const std::string& cause) {
     return std::string(cause == "async-requested"

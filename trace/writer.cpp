@@ -154,14 +154,19 @@ void TraceWriter::add_events(const Event* events, size_t count) {
   }
 }
 
-void TraceWriter::add_stack(uint32_t id, const uint64_t* pcs, uint32_t depth) {
-  if (pcs == nullptr) depth = 0;
-  if (depth > kMaxStackDepth) depth = kMaxStackDepth;  // innermost frames kept
-  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kStack, 8 + depth * 8));
+void TraceWriter::add_frames(RecordType type, uint32_t id, const uint64_t* frames, uint32_t depth,
+                             uint32_t max_depth) {
+  if (frames == nullptr) depth = 0;
+  if (depth > max_depth) depth = max_depth;  // innermost frames kept
+  auto* out = static_cast<unsigned char*>(begin_record(type, 8 + depth * 8));
   if (out == nullptr) return;
   put32(out, id);
   put32(out + 4, depth);
-  put_bytes(out + 8, pcs, depth * 8);
+  put_bytes(out + 8, frames, depth * 8);
+}
+
+void TraceWriter::add_stack(uint32_t id, const uint64_t* pcs, uint32_t depth) {
+  add_frames(RecordType::kStack, id, pcs, depth, kMaxStackDepth);
 }
 
 void TraceWriter::add_module(uint64_t start, uint64_t end, uint64_t bias, std::string_view path) {
@@ -219,13 +224,7 @@ void TraceWriter::add_python_code(uint32_t id, uint32_t first_line, std::string_
 }
 
 void TraceWriter::add_python_stack(uint32_t id, const uint64_t* frames, uint32_t depth) {
-  if (frames == nullptr) depth = 0;
-  if (depth > kMaxPythonDepth) depth = kMaxPythonDepth;  // innermost frames kept
-  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kPyStack, 8 + depth * 8));
-  if (out == nullptr) return;
-  put32(out, id);
-  put32(out + 4, depth);
-  put_bytes(out + 8, frames, depth * 8);
+  add_frames(RecordType::kPyStack, id, frames, depth, kMaxPythonDepth);
 }
 
 bool TraceWriter::flush(std::string* error) {
