@@ -1,7 +1,6 @@
 #include "report/json_report.h"
 
-#include "detectors/api_summary.h"
-#include "report/site_frames.h"
+#include "policy/category_list.h"
 #include "trace/api.h"
 
 namespace syncscope {
@@ -11,8 +10,9 @@ nlohmann::json frame_json(const Frame& f) {
   return {{"module", f.module}, {"symbol", f.symbol}, {"offset", f.offset}};
 }
 
-nlohmann::json finding_json(const ProcessTrace& trace, const Finding& f, Symbolizer& symbolizer) {
-  SiteFrames site = site_frames(trace, f.stack_id, symbolizer);
+nlohmann::json finding_json(const ProcessTrace& trace, const ReportedFinding& r, const ReportPolicy& policy) {
+  const Finding& f = r.finding;
+  const SiteFrames& site = r.site;
   nlohmann::json native = nlohmann::json::array();
   for (const Frame& frame : site.native) native.push_back(frame_json(frame));
   nlohmann::json python = nlohmann::json::array();
@@ -27,6 +27,11 @@ nlohmann::json finding_json(const ProcessTrace& trace, const Finding& f, Symboli
             {"function", u.function},
             {"source", u.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(u.source)},
             {"language", u.python ? "python" : "native"}};
+  }
+  nlohmann::json suppressed = nullptr;
+  if (r.suppressed_by >= 0) {
+    const SuppressionRule& rule = policy.suppressions[r.suppressed_by];
+    suppressed = {{"rule", rule.text}, {"source", rule.source}};
   }
   auto thread = trace.thread_names.find(f.tid);
   return {
@@ -45,60 +50,115 @@ nlohmann::json finding_json(const ProcessTrace& trace, const Finding& f, Symboli
       {"thread", {{"tid", f.tid}, {"name", thread != trace.thread_names.end() ? thread->second : ""}}},
       {"site", {{"python", python}, {"native", native}}},
       {"user_frame", user},
+      {"fingerprint", r.fingerprint},
+      {"suppressed", suppressed},
+      {"in_baseline", r.known},
+      {"counted", r.counted},
       {"hint", f.hint},
       {"detail", f.detail},
   };
 }
 
+nlohmann::json verdicts_json(const ProcessReport& p) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CategoryVerdict& v : p.verdicts) {
+    if (!v.gated) continue;
+    out.push_back({{"category", category_name(v.category)},
+                   {"budget", budget_limit_text(v.budget)},
+                   {"events", v.tally.events},
+                   {"findings", v.tally.findings},
+                   {"observed", v.observed},
+                   {"steps_unknown", v.steps_unknown},
+                   {"failed", v.failed},
+                   {"reason", v.reason}});
+  }
+  return out;
+}
+
+nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) {
+  const ProcessTrace& trace = *p.trace;
+  const Analysis& analysis = p.analysis;
+  nlohmann::json api_counts = nlohmann::json::object();
+  for (const ApiStats& a : p.summary.apis) api_counts[std::string(api_name(a.api))] = a.calls;
+  nlohmann::json findings = nlohmann::json::array();
+  for (const ReportedFinding& f : p.findings) findings.push_back(finding_json(trace, f, policy));
+  nlohmann::json out = {
+      {"pid", trace.header.pid},
+      {"ppid", trace.header.ppid},
+      {"argv", trace.info("argv")},
+      {"cuda_runtime", trace.info("cuda_runtime")},
+      {"trace_file", trace.file},
+      {"complete", trace.complete},
+      {"truncation", trace.truncation},
+      {"events", p.summary.events},
+      {"launches", p.summary.launches},
+      {"dropped_events", p.summary.events_dropped},
+      {"wall_us", static_cast<double>(p.summary.wall_ns) / 1e3},
+      {"steps",
+       {{"detected", analysis.steps.detected},
+        {"count", analysis.steps.steps},
+        {"calls_per_step", analysis.steps.period_calls},
+        {"step_time_us", analysis.steps.step_ns / 1e3},
+        {"steady_start_ns", analysis.steps.steady_start_ns}}},
+      {"host_blocked_us_per_step", analysis.blocked_ns_per_step / 1e3},
+      {"sync_calls_per_step", p.sync_events_per_step},
+      {"api_counts", api_counts},
+      {"findings", findings},
+      {"gate", {{"failed", p.gate_failed}, {"categories", verdicts_json(p)}}},
+  };
+  if (!p.rank.empty()) out["rank"] = p.rank;
+  if (!p.local_rank.empty()) out["local_rank"] = p.local_rank;
+  if (!p.world_size.empty()) out["world_size"] = p.world_size;
+  return out;
+}
+
+nlohmann::json policy_json(const Report& report) {
+  const ReportPolicy& policy = report.policy;
+  nlohmann::json budgets = nlohmann::json::object();
+  for (Category c : kAllCategories) {
+    if (auto b = policy.gate.budget_for(c)) budgets[category_name(c)] = budget_limit_text(*b);
+  }
+  nlohmann::json rules = nlohmann::json::array();
+  for (size_t i = 0; i < policy.suppressions.size(); ++i) {
+    rules.push_back({{"rule", policy.suppressions[i].text},
+                     {"source", policy.suppressions[i].source},
+                     {"suppressed", report.suppression_hits[i]}});
+  }
+  return {{"gate",
+           {{"enabled", policy.gate.enabled()},
+            {"failed", report.gate_failed},
+            {"budgets", budgets},
+            {"include_warmup", policy.gate.include_warmup}}},
+          {"suppressions", rules},
+          {"suppressed", report.suppressed},
+          {"baseline", policy.baseline ? nlohmann::json(policy.baseline->source) : nlohmann::json(nullptr)},
+          {"in_baseline", report.known}};
+}
+
+nlohmann::json ranks_json(const Report& report) {
+  nlohmann::json outliers = nlohmann::json::array();
+  for (const auto& o : report.ranks.outliers) {
+    const ProcessReport& p = report.processes[o.process];
+    outliers.push_back({{"pid", p.trace->header.pid},
+                        {"rank", p.rank.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.rank)},
+                        {"reason", o.reason}});
+  }
+  return {{"compared", report.ranks.present},
+          {"median_host_blocked_us_per_step", report.ranks.median_blocked_ns_per_step / 1e3},
+          {"outliers", outliers}};
+}
+
 }  // namespace
 
-nlohmann::json findings_json(const std::vector<ProcessTrace>& traces, const StepOptions& options) {
+nlohmann::json findings_json(const Report& report) {
   nlohmann::json processes = nlohmann::json::array();
-  size_t without_cuda = 0;
-  for (const ProcessTrace& trace : traces) {
-    if (trace.events.empty()) {
-      ++without_cuda;
-      continue;
-    }
-    Analysis analysis = analyze(trace, options);
-    ApiSummary summary = summarize(trace);
-    Symbolizer symbolizer(trace);
-    nlohmann::json api_counts = nlohmann::json::object();
-    for (const ApiStats& a : summary.apis) api_counts[std::string(api_name(a.api))] = a.calls;
-    nlohmann::json findings = nlohmann::json::array();
-    for (const Finding& f : analysis.findings) findings.push_back(finding_json(trace, f, symbolizer));
-    nlohmann::json p = {
-        {"pid", trace.header.pid},
-        {"ppid", trace.header.ppid},
-        {"argv", trace.info("argv")},
-        {"cuda_runtime", trace.info("cuda_runtime")},
-        {"trace_file", trace.file},
-        {"complete", trace.complete},
-        {"truncation", trace.truncation},
-        {"events", summary.events},
-        {"launches", summary.launches},
-        {"dropped_events", summary.events_dropped},
-        {"wall_us", static_cast<double>(summary.wall_ns) / 1e3},
-        {"steps",
-         {{"detected", analysis.steps.detected},
-          {"count", analysis.steps.steps},
-          {"calls_per_step", analysis.steps.period_calls},
-          {"step_time_us", analysis.steps.step_ns / 1e3},
-          {"steady_start_ns", analysis.steps.steady_start_ns}}},
-        {"host_blocked_us_per_step", analysis.blocked_ns_per_step / 1e3},
-        {"api_counts", api_counts},
-        {"findings", findings},
-    };
-    for (const char* key : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
-      std::string value = trace.info(key);
-      if (!value.empty()) p[key == std::string("RANK") ? "rank" : key == std::string("LOCAL_RANK") ? "local_rank" : "world_size"] = value;
-    }
-    processes.push_back(std::move(p));
-  }
+  for (const ProcessReport& p : report.processes) processes.push_back(process_json(p, report.policy));
   return {{"schema", kFindingsSchema},
           {"syncscope_version", SYNCSCOPE_VERSION},
           {"processes", processes},
-          {"processes_without_cuda", without_cuda}};
+          {"processes_without_cuda", report.without_cuda},
+          {"across_processes", ranks_json(report)},
+          {"policy", policy_json(report)}};
 }
 
 }  // namespace syncscope

@@ -2,15 +2,13 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-#include <vector>
 
-#include "detectors/analysis.h"
-#include "trace/reader.h"
+#include "report/report_model.h"
 
 namespace syncscope {
 
 inline constexpr const char* kFindingsSchema = "syncscope/findings/v1";
 
-nlohmann::json findings_json(const std::vector<ProcessTrace>& traces, const StepOptions& options);
+nlohmann::json findings_json(const Report& report);
 
 }  // namespace syncscope

@@ -1,12 +1,10 @@
 #include "report/text_report.h"
 
 #include <cstdio>
+#include <map>
 #include <string>
 
-#include "detectors/analysis.h"
-#include "detectors/api_summary.h"
-#include "report/site_frames.h"
-#include "report/symbolizer.h"
+#include "policy/category_list.h"
 #include "report/units.h"
 #include "trace/api.h"
 
@@ -26,24 +24,15 @@ std::string lpad(const std::string& s, size_t width) {
   return visible >= width ? s : std::string(width - visible, ' ') + s;
 }
 
-const char* direction_name(uint8_t d) {
-  static const char* kNames[] = {"", "H2H", "H2D", "D2H", "D2D", "?"};
-  return d < 6 ? kNames[d] : "?";
-}
-
-const char* host_mem_name(uint8_t m) {
-  static const char* kNames[] = {"", "pinned", "pageable", "managed", "unknown"};
-  return m < 5 ? kNames[m] : "unknown";
-}
-
 std::string calls(uint64_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); }
 
 // Frames inside the preload itself are recording machinery, not the user's code.
 bool is_own_frame(const Frame& f) { return f.module == "libsyncscope.so"; }
 
-void render_finding(const ProcessTrace& trace, const Finding& f, int rank, Symbolizer& symbolizer,
+void render_finding(const ProcessTrace& trace, const ReportedFinding& reported, int rank,
                     const TextReportOptions& options, std::ostream& out) {
-  SiteFrames site = site_frames(trace, f.stack_id, symbolizer);
+  const Finding& f = reported.finding;
+  const SiteFrames& site = reported.site;
   std::string where = "unknown site";
   if (site.has_user && site.user.python) {
     where = site.user.file + ":" + std::to_string(site.user.line) + " in " + site.user.function;
@@ -55,7 +44,8 @@ void render_finding(const ProcessTrace& trace, const Finding& f, int rank, Symbo
   const char* bold = options.color ? "\033[1m" : "";
   const char* dim = options.color ? "\033[2m" : "";
   const char* reset = options.color ? "\033[0m" : "";
-  out << "   #" << rank << " " << red << category_name(f.category) << reset << " at " << bold << where << reset << "\n";
+  out << "   #" << rank << " " << red << category_name(f.category) << reset << " at " << bold << where << reset
+      << (reported.known ? " [in baseline]" : "") << "\n";
   if (!site.user.source.empty()) out << "      | " << site.user.source << "\n";
   if (site.python.empty()) {
     // Threads without Python (autograd engine, data loaders in C++) are named.
@@ -88,35 +78,63 @@ void render_finding(const ProcessTrace& trace, const Finding& f, int rank, Symbo
   if (!f.hint.empty()) out << "      " << bold << "hint:" << reset << " " << f.hint << "\n";
 }
 
-void render_findings(const ProcessTrace& trace, const Analysis& analysis, const TextReportOptions& options,
+void render_findings(const ProcessReport& p, const Report& report, const TextReportOptions& options,
                      std::ostream& out) {
-  Symbolizer symbolizer(trace);
-  int steady = 0, warmup = 0;
-  for (const Finding& f : analysis.findings) (f.phase == Phase::kSteady ? steady : warmup)++;  // warmup: all non-steady
+  int steady = 0, other = 0;
+  std::map<Category, int> suppressed;
+  for (const ReportedFinding& f : p.findings) {
+    if (f.suppressed_by >= 0) {
+      ++suppressed[f.finding.category];
+      continue;
+    }
+    (f.finding.phase == Phase::kSteady ? steady : other)++;
+  }
   if (steady == 0) out << "   no findings in steady state\n";
   else out << "   findings (steady state, worst first):\n";
   int rank = 0;
-  for (const Finding& f : analysis.findings) {
-    if (f.phase != Phase::kSteady) continue;
+  for (const ReportedFinding& f : p.findings) {
+    if (f.finding.phase != Phase::kSteady || f.suppressed_by >= 0) continue;
     if (rank == options.max_findings) break;
-    render_finding(trace, f, ++rank, symbolizer, options, out);
+    render_finding(*p.trace, f, ++rank, options, out);
   }
-  if (warmup > 0) {
+  if (other > 0) {
     out << "\n   outside steady state (warm-up, teardown; lower severity): ";
     bool first = true;
-    for (const Finding& f : analysis.findings) {
-      if (f.phase == Phase::kSteady) continue;
+    for (const ReportedFinding& r : p.findings) {
+      const Finding& f = r.finding;
+      if (f.phase == Phase::kSteady || r.suppressed_by >= 0) continue;
       out << (first ? "" : ", ") << phase_name(f.phase) << " " << category_name(f.category) << " " << f.api << " x"
           << f.count;
       first = false;
     }
     out << "\n";
   }
+  if (!suppressed.empty()) {
+    out << "   suppressed:";
+    bool first = true;
+    for (const auto& [category, n] : suppressed) {
+      out << (first ? " " : ", ") << n << " " << category_name(category);
+      first = false;
+    }
+    out << " (rules listed at the end)\n";
+  }
+  if (report.policy.gate.enabled()) {
+    std::string failures;
+    for (const CategoryVerdict& v : p.verdicts) {
+      if (v.failed) failures += std::string(failures.empty() ? "" : "; ") + category_name(v.category) + " " + v.reason;
+    }
+    const char* red = options.color ? "\033[1;31m" : "";
+    const char* reset = options.color ? "\033[0m" : "";
+    if (failures.empty()) out << "   gate: pass\n";
+    else out << "   " << red << "gate: FAIL" << reset << " " << failures << "\n";
+  }
   out << "\n";
 }
 
-void render_process(const ProcessTrace& trace, const TextReportOptions& options, std::ostream& out) {
-  ApiSummary summary = summarize(trace);
+void render_process(const ProcessReport& p, const Report& report, const TextReportOptions& options,
+                    std::ostream& out) {
+  const ProcessTrace& trace = *p.trace;
+  const ApiSummary& summary = p.summary;
   std::string command = trace.info("argv");
   if (command.empty()) command = trace.info("exe");
   out << "== process " << trace.header.pid << ": " << command << "\n";
@@ -140,7 +158,7 @@ void render_process(const ProcessTrace& trace, const TextReportOptions& options,
     out << "\n";
     return;
   }
-  Analysis analysis = analyze(trace, options.steps);
+  const Analysis& analysis = p.analysis;
   if (analysis.steps.detected) {
     out << "   steps: " << analysis.steps.steps << " steady steps of " << calls(analysis.steps.period_calls)
         << ", " << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked "
@@ -151,18 +169,18 @@ void render_process(const ProcessTrace& trace, const TextReportOptions& options,
         << " count as warm-up\n";
   }
   out << "\n";
-  render_findings(trace, analysis, options, out);
+  render_findings(p, report, options, out);
 
   out << "   " << pad("API", 30) << lpad("calls", 9) << lpad("total", 12) << lpad("max", 12) << lpad("bytes", 12)
       << "  notes\n";
   for (const ApiStats& a : summary.apis) {
     std::string notes;
     for (const auto& [direction, n] : a.copies_by_direction) {
-      notes += std::string(notes.empty() ? "" : ", ") + direction_name(direction) + " " + std::to_string(n);
+      notes += std::string(notes.empty() ? "" : ", ") + std::string(direction_name(direction)) + " " + std::to_string(n);
     }
     for (const auto& [mem, n] : a.copies_by_host_mem) {
       if (mem == static_cast<uint8_t>(HostMem::kNone)) continue;
-      notes += std::string(notes.empty() ? "" : ", ") + host_mem_name(mem) + " " + std::to_string(n);
+      notes += std::string(notes.empty() ? "" : ", ") + std::string(host_mem_name(mem)) + " " + std::to_string(n);
     }
     if (a.errors > 0) notes += std::string(notes.empty() ? "" : ", ") + std::to_string(a.errors) + " failed";
     out << "   " << pad(std::string(api_name(a.api)), 30) << lpad(std::to_string(a.calls), 9)
@@ -172,7 +190,7 @@ void render_process(const ProcessTrace& trace, const TextReportOptions& options,
 
   if (!summary.stacks.empty() && options.top_stacks > 0) {
     out << "\n   top call sites by host time:\n";
-    Symbolizer symbolizer(trace);
+    Symbolizer& symbolizer = *p.symbolizer;
     int shown = 0;
     for (const StackStats& s : summary.stacks) {
       if (shown++ == options.top_stacks) break;
@@ -196,23 +214,82 @@ void render_process(const ProcessTrace& trace, const TextReportOptions& options,
   out << "\n";
 }
 
+void render_rank_table(const Report& report, std::ostream& out) {
+  out << "== across processes: host blocked per step\n";
+  out << "   " << pad("process", 28) << lpad("steps", 8) << lpad("step time", 12) << lpad("blocked/step", 14)
+      << lpad("syncs/step", 12) << lpad("findings", 10) << "\n";
+  for (size_t i = 0; i < report.processes.size(); ++i) {
+    const ProcessReport& p = report.processes[i];
+    const StepInfo& steps = p.analysis.steps;
+    size_t findings = 0;
+    for (const ReportedFinding& f : p.findings) findings += f.finding.phase == Phase::kSteady && f.suppressed_by < 0;
+    char syncs[32];
+    std::snprintf(syncs, sizeof(syncs), "%.2f", p.sync_events_per_step);
+    bool outlier = false;
+    for (const auto& o : report.ranks.outliers) outlier |= o.process == i;
+    out << "   " << pad(p.label(), 28) << lpad(steps.detected ? std::to_string(steps.steps) : "-", 8)
+        << lpad(steps.detected ? format_duration(static_cast<uint64_t>(steps.step_ns)) : "-", 12)
+        << lpad(steps.detected ? format_duration(static_cast<uint64_t>(p.analysis.blocked_ns_per_step)) : "-", 14)
+        << lpad(steps.detected ? syncs : "-", 12) << lpad(std::to_string(findings), 10) << (outlier ? "  <- stands out" : "")
+        << "\n";
+  }
+  for (const auto& o : report.ranks.outliers) {
+    out << "   " << report.processes[o.process].label() << " stands out: " << o.reason << "\n";
+  }
+  if (report.ranks.present && report.ranks.outliers.empty()) out << "   no process stands out\n";
+  out << "\n";
+}
+
+void render_policy_summary(const Report& report, const TextReportOptions& options, std::ostream& out) {
+  const ReportPolicy& policy = report.policy;
+  if (!policy.suppressions.empty()) {
+    out << "suppressions: " << report.suppressed << (report.suppressed == 1 ? " finding" : " findings")
+        << " suppressed\n";
+    for (size_t i = 0; i < policy.suppressions.size(); ++i) {
+      out << "   " << lpad(std::to_string(report.suppression_hits[i]), 4) << "  " << policy.suppressions[i].text
+          << "  (" << policy.suppressions[i].source << ")\n";
+    }
+  }
+  if (policy.baseline) {
+    out << "baseline " << policy.baseline->source << ": " << report.known
+        << (report.known == 1 ? " finding" : " findings") << " already known, not counted\n";
+  }
+  if (policy.gate.enabled()) {
+    const char* red = options.color ? "\033[1;31m" : "";
+    const char* green = options.color ? "\033[1;32m" : "";
+    const char* reset = options.color ? "\033[0m" : "";
+    std::string gated;
+    for (Category c : kAllCategories) {
+      if (auto b = policy.gate.budget_for(c)) {
+        gated += std::string(gated.empty() ? "" : ", ") + category_name(c) + "<=" + budget_limit_text(*b);
+      }
+    }
+    if (!report.gate_failed) {
+      out << green << "gate: pass" << reset << " (" << gated << (policy.gate.include_warmup ? ", all phases" : ", steady state")
+          << ")\n";
+    } else {
+      out << red << "gate: FAIL" << reset << " (" << gated << (policy.gate.include_warmup ? ", all phases" : ", steady state")
+          << ")\n";
+      for (const ProcessReport& p : report.processes) {
+        for (const CategoryVerdict& v : p.verdicts) {
+          if (v.failed) out << "   " << p.label() << ": " << category_name(v.category) << " " << v.reason << "\n";
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
-void render_text_report(const std::vector<ProcessTrace>& traces, const TextReportOptions& options,
-                        std::ostream& out) {
-  size_t without_cuda = 0;
-  for (const ProcessTrace& t : traces) {
-    // A process whose every event was dropped did call CUDA: show it.
-    if (t.events.empty() && t.events_dropped == 0) {
-      ++without_cuda;
-      continue;
-    }
-    render_process(t, options, out);
+void render_text_report(const Report& report, const TextReportOptions& options, std::ostream& out) {
+  for (const ProcessReport& p : report.processes) render_process(p, report, options, out);
+  if (report.processes.size() > 1) render_rank_table(report, out);
+  if (report.without_cuda > 0) {
+    out << report.without_cuda << (report.without_cuda == 1 ? " process" : " processes")
+        << " without CUDA calls not shown\n";
   }
-  if (without_cuda > 0) {
-    out << without_cuda << (without_cuda == 1 ? " process" : " processes") << " without CUDA calls not shown\n";
-  }
-  if (traces.size() == without_cuda) out << "no CUDA calls were recorded\n";
+  if (report.processes.empty()) out << "no CUDA calls were recorded\n";
+  render_policy_summary(report, options, out);
 }
 
 }  // namespace syncscope

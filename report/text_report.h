@@ -6,8 +6,7 @@
 #include <ostream>
 #include <vector>
 
-#include "detectors/steps.h"
-#include "trace/reader.h"
+#include "report/report_model.h"
 
 namespace syncscope {
 
@@ -16,10 +15,8 @@ struct TextReportOptions {
   int max_frames = 12;  // frames listed per stack
   int max_findings = 10;  // steady-state findings listed per process
   bool color = false;     // ANSI colour (set for a terminal, unless NO_COLOR)
-  StepOptions steps;
 };
 
-void render_text_report(const std::vector<ProcessTrace>& traces, const TextReportOptions& options,
-                        std::ostream& out);
+void render_text_report(const Report& report, const TextReportOptions& options, std::ostream& out);
 
 }  // namespace syncscope

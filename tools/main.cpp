@@ -1,10 +1,13 @@
-// The syncscope command line: run, report.
+// The syncscope command line: run, report, diff.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
+#include "policy/category_list.h"
+#include "tools/diff_command.h"
+#include "tools/policy_options.h"
 #include "tools/report_command.h"
 #include "tools/run_command.h"
 
@@ -16,6 +19,40 @@ void setup_logging() {
   spdlog::set_default_logger(logger);
 }
 
+// Options that shape the report, the same for `run` and `report`.
+struct ReportArgs {
+  syncscope::PolicyArgs policy;
+  std::vector<std::string> formats;
+};
+
+void add_report_options(CLI::App* app, syncscope::ReportSettings* settings, ReportArgs* args) {
+  app->add_option("--top", settings->display.top_stacks, "Call sites listed per process (default 5)");
+  app->add_option("--format", args->formats,
+                  "Report format F or F=FILE, F one of text (default), json, sarif, junit, github; repeatable");
+  app->add_option("--warmup", settings->analysis.steps.warmup_seconds,
+                  "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
+  app->add_option("--warmup-steps", settings->analysis.steps.warmup_steps,
+                  "Steps counted as warm-up once the step pattern is found (default 1)")
+      ->check(CLI::Range(0, 1000000));
+  syncscope::add_policy_options(app, &args->policy);
+}
+
+// Formats and policy, checked before anything runs; false after printing why.
+bool resolve_report_args(const ReportArgs& args, syncscope::ReportSettings* settings) {
+  std::string error;
+  if (!syncscope::parse_output_formats(args.formats, &settings->formats, &error)) {
+    spdlog::error("--format: {}", error);
+    return false;
+  }
+  auto policy = syncscope::resolve_policy(args.policy);
+  if (!policy.ok()) {
+    spdlog::error("{}", std::string(policy.status().message()));
+    return false;
+  }
+  settings->analysis.policy = std::move(*policy);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -23,43 +60,45 @@ int main(int argc, char** argv) {
   CLI::App app{"syncscope: find where the host waits on the GPU, or starves it"};
   app.set_version_flag("--version", std::string("syncscope ") + SYNCSCOPE_VERSION);
   app.require_subcommand(1);
+  app.footer(
+      "Exit status: the command's own (128+N if killed by signal N; 126/127 if it could not be started); when it "
+      "succeeded, 3 (--error-exitcode) if the gate failed, 1 if the report could not be made; 2 for usage errors.");
 
   syncscope::RunOptions run;
+  ReportArgs run_args;
   unsigned flush_ms = 0, ring_events = 0;
   bool no_report = false, no_stacks = false;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a command with the recorder injected, then report");
   run_cmd->add_option("-o,--output", run.output_dir, "Trace directory (default ./syncscope-<timestamp>)");
   run_cmd->add_flag("--force", run.force, "Replace traces already in the output directory");
-  run_cmd->add_flag("--no-report", no_report, "Record only; print no report");
+  run_cmd->add_flag("--no-report", no_report, "Record only; print no report (files from --format F=FILE are written)");
   run_cmd->add_flag("--no-stacks", no_stacks, "Do not capture native stacks");
   run_cmd->add_option("--flush-ms", flush_ms, "Collector flush interval in ms (default 50)")->check(CLI::Range(1, 60000));
   run_cmd->add_option("--ring-events", ring_events, "Events per thread ring (default 16384)")
       ->check(CLI::Range(64, 1 << 24));
-  run_cmd->add_option("--top", run.report_options.top_stacks, "Call sites listed per process (default 5)");
-  std::vector<std::string> run_formats;
-  run_cmd->add_option("--format", run_formats, "Report format: text (default), json, json=FILE; repeatable");
-  run_cmd->add_option("--warmup", run.report_options.steps.warmup_seconds,
-                      "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
-  run_cmd->add_option("--warmup-steps", run.report_options.steps.warmup_steps,
-                      "Steps counted as warm-up once the step pattern is found (default 1)")
-      ->check(CLI::Range(0, 1000000));
+  add_report_options(run_cmd, &run.report_settings, &run_args);
   // Everything from the first positional argument (or after --) is the
   // command, its own options included: `syncscope run -- python train.py --lr 0.1`.
   run_cmd->prefix_command();
   run_cmd->footer("COMMAND [ARGS...] follows the options, best after --");
 
   std::string report_dir;
-  syncscope::TextReportOptions report_options;
+  syncscope::ReportSettings report_settings;
+  ReportArgs report_args;
   CLI::App* report_cmd = app.add_subcommand("report", "Print the report of a recorded trace directory");
   report_cmd->add_option("dir", report_dir, "Trace directory")->required();
-  report_cmd->add_option("--top", report_options.top_stacks, "Call sites listed per process (default 5)");
-  std::vector<std::string> report_formats;
-  report_cmd->add_option("--format", report_formats, "Report format: text (default), json, json=FILE; repeatable");
-  report_cmd->add_option("--warmup", report_options.steps.warmup_seconds,
-                         "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
-  report_cmd->add_option("--warmup-steps", report_options.steps.warmup_steps,
-                         "Steps counted as warm-up once the step pattern is found (default 1)")
-      ->check(CLI::Range(0, 1000000));
+  add_report_options(report_cmd, &report_settings, &report_args);
+
+  syncscope::DiffOptions diff;
+  std::vector<std::string> diff_fail_on;
+  CLI::App* diff_cmd = app.add_subcommand("diff", "Compare two findings JSON files: new, fixed and changed findings");
+  diff_cmd->add_option("base", diff.base, "Findings JSON of the base run (--format json=FILE)")->required();
+  diff_cmd->add_option("new", diff.now, "Findings JSON of the new run")->required();
+  diff_cmd->add_option("--format", diff.format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  diff_cmd->add_flag("--include-warmup", diff.include_warmup, "Compare warm-up and teardown findings too");
+  diff_cmd->add_option("--fail-on", diff_fail_on, "Categories whose new findings fail (default: all)");
+  diff_cmd->add_option("--error-exitcode", diff.error_exitcode, "Exit status when findings were added (default 3)")
+      ->check(CLI::Range(0, 255));
 
   // `syncscope run [options] -- COMMAND ARGS...`: everything after the first
   // "--" is the command, untouched by option parsing.
@@ -80,22 +119,8 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
-  auto parse_formats = [](const std::vector<std::string>& specs, std::vector<syncscope::OutputFormat>* out) {
-    if (specs.empty()) return true;
-    out->clear();
-    for (const std::string& spec : specs) {
-      syncscope::OutputFormat f;
-      std::string error;
-      if (!syncscope::parse_output_format(spec, &f, &error)) {
-        spdlog::error("{}", error);
-        return false;
-      }
-      out->push_back(f);
-    }
-    return true;
-  };
   if (run_cmd->parsed()) {
-    if (!parse_formats(run_formats, &run.formats)) return 2;
+    if (!resolve_report_args(run_args, &run.report_settings)) return 2;
     run.command = run_cmd->remaining();
     if (!run.command.empty() && !command_after_dashes.empty()) {
       spdlog::error("unexpected arguments before --: {}", run.command.front());
@@ -108,7 +133,18 @@ int main(int argc, char** argv) {
     if (ring_events) run.ring_events = ring_events;
     return syncscope::run_command(run);
   }
-  std::vector<syncscope::OutputFormat> formats = {{"text", ""}};
-  if (!parse_formats(report_formats, &formats)) return 2;
-  return syncscope::report_directory(report_dir, report_options, formats);
+  if (diff_cmd->parsed()) {
+    for (const std::string& list : diff_fail_on) {
+      auto categories = syncscope::parse_category_list(list);
+      if (!categories.ok()) {
+        spdlog::error("--fail-on: {}", std::string(categories.status().message()));
+        return 2;
+      }
+      diff.fail_on.insert(categories->begin(), categories->end());
+    }
+    return syncscope::diff_command(diff);
+  }
+  if (!resolve_report_args(report_args, &report_settings)) return 2;
+  syncscope::ReportOutcome outcome = syncscope::report_directory(report_dir, report_settings);
+  return syncscope::report_exit_status(outcome, report_settings);
 }

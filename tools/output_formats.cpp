@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -12,7 +13,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "report/github_report.h"
 #include "report/json_report.h"
+#include "report/junit_report.h"
+#include "report/sarif_report.h"
 
 namespace syncscope {
 
@@ -20,8 +24,9 @@ bool parse_output_format(const std::string& spec, OutputFormat* out, std::string
   size_t eq = spec.find('=');
   out->format = spec.substr(0, eq);
   out->file = eq == std::string::npos ? "" : spec.substr(eq + 1);
-  if (out->format != "text" && out->format != "json") {
-    *error = "unknown format '" + out->format + "' (text, json)";
+  static const char* kFormats[] = {"text", "json", "sarif", "junit", "github"};
+  if (std::find(std::begin(kFormats), std::end(kFormats), out->format) == std::end(kFormats)) {
+    *error = "unknown format '" + out->format + "' (text, json, sarif, junit, github)";
     return false;
   }
   if (eq != std::string::npos && out->file.empty()) {
@@ -51,22 +56,44 @@ bool write_file_atomically(const std::string& path, const std::string& content, 
   return true;
 }
 
-bool write_outputs(const std::vector<ProcessTrace>& traces, const std::vector<OutputFormat>& formats,
-                   const TextReportOptions& options) {
+bool parse_output_formats(const std::vector<std::string>& specs, std::vector<OutputFormat>* out, std::string* error) {
+  if (specs.empty()) return true;
+  std::vector<OutputFormat> parsed;
+  for (const std::string& spec : specs) {
+    OutputFormat f;
+    if (!parse_output_format(spec, &f, error)) return false;
+    parsed.push_back(f);
+  }
+  *out = std::move(parsed);
+  return true;
+}
+
+std::string render_report(const Report& report, const std::string& format, const TextReportOptions& options) {
+  if (format == "json") return findings_json(report).dump(2) + "\n";
+  if (format == "sarif") return findings_sarif(report).dump(2) + "\n";
+  if (format == "junit") return findings_junit(report);
+  if (format == "github") {
+    const char* workspace = std::getenv("GITHUB_WORKSPACE");
+    return findings_github(report, workspace ? workspace : "");
+  }
+  std::ostringstream text;
+  render_text_report(report, options, text);
+  return text.str();
+}
+
+bool write_outputs(const Report& report, const std::vector<OutputFormat>& formats, const TextReportOptions& options) {
   bool ok = true;
   for (const OutputFormat& f : formats) {
-    std::ostringstream rendered;
     TextReportOptions text_options = options;
     text_options.color = f.file.empty() && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
-    if (f.format == "json") rendered << findings_json(traces, options.steps).dump(2) << "\n";
-    else render_text_report(traces, text_options, rendered);
+    std::string rendered = render_report(report, f.format, text_options);
     if (f.file.empty()) {
-      std::cout << rendered.str();
+      std::cout << rendered;
       std::cout.flush();
       continue;
     }
     std::string error;
-    if (!write_file_atomically(f.file, rendered.str(), &error)) {
+    if (!write_file_atomically(f.file, rendered, &error)) {
       spdlog::error("{}", error);
       ok = false;
     } else {

@@ -6,16 +6,18 @@
 
 namespace syncscope {
 
-int report_directory(const std::string& dir, const TextReportOptions& options,
-                     const std::vector<OutputFormat>& formats) {
+ReportOutcome report_directory(const std::string& dir, const ReportSettings& settings) {
+  ReportOutcome outcome;
   auto files = list_trace_files(dir);
   if (!files.ok()) {
     spdlog::error("{}", std::string(files.status().message()));
-    return 2;
+    outcome.error = 2;
+    return outcome;
   }
   if (files->empty()) {
     spdlog::error("no syncscope traces (*.sstrace) in {}", dir);
-    return 2;
+    outcome.error = 2;
+    return outcome;
   }
   std::vector<ProcessTrace> traces;
   for (const std::string& file : *files) {
@@ -28,9 +30,21 @@ int report_directory(const std::string& dir, const TextReportOptions& options,
   }
   if (traces.empty()) {
     spdlog::error("none of the {} trace file(s) in {} could be read", files->size(), dir);
-    return 1;
+    outcome.error = 1;
+    return outcome;
   }
-  return write_outputs(traces, formats, options) ? 0 : 1;
+  Report report = build_report(traces, settings.analysis);
+  outcome.gate_failed = report.gate_failed;
+  if (!write_outputs(report, settings.formats, settings.display)) outcome.error = 1;
+  if (report.gate_failed) {
+    spdlog::error("gate failed: findings over budget (exit status {})", settings.analysis.policy.gate.exit_code);
+  }
+  return outcome;
+}
+
+int report_exit_status(const ReportOutcome& outcome, const ReportSettings& settings) {
+  if (outcome.gate_failed) return settings.analysis.policy.gate.exit_code;
+  return outcome.error;
 }
 
 }  // namespace syncscope

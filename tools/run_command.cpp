@@ -168,19 +168,23 @@ int run_command(const RunOptions& options) {
   spdlog::info("traces in {}", dir);
   // --no-report drops what would go to standard output; reports asked for
   // as files (--format json=FILE) are still written.
-  std::vector<OutputFormat> formats;
-  for (const OutputFormat& f : options.formats) {
-    if (options.report || !f.file.empty()) formats.push_back(f);
+  ReportSettings report = options.report_settings;
+  report.formats.clear();
+  for (const OutputFormat& f : options.report_settings.formats) {
+    if (options.report || !f.file.empty()) report.formats.push_back(f);
   }
-  if (!formats.empty()) {
-    auto files = list_trace_files(dir);
-    if (files.ok() && files->empty()) {
+  auto files = list_trace_files(dir);
+  if (files.ok() && files->empty()) {
+    if (options.report) {
       std::cout << "syncscope: no CUDA calls were recorded (the command never used the CUDA runtime)\n";
-    } else {
-      if (report_directory(dir, options.report_options, formats) != 0 && code == 0) code = 1;
     }
+    return code;
   }
-  return code;
+  // The gate is judged even with --no-report: the exit status still tells CI.
+  ReportOutcome outcome = report_directory(dir, report);
+  if (code != 0) return code;  // the command's own failure wins
+  if (outcome.gate_failed) return report.analysis.policy.gate.exit_code;
+  return outcome.error != 0 ? 1 : 0;
 }
 
 }  // namespace syncscope

@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "report/text_report.h"
-#include "tools/output_formats.h"
+#include "tools/report_command.h"
 
 namespace syncscope {
 
@@ -15,8 +14,7 @@ struct RunOptions {
   std::string output_dir;  // "" = ./syncscope-<timestamp>
   bool force = false;      // reuse a directory that holds traces (their files are removed)
   bool report = true;
-  TextReportOptions report_options;
-  std::vector<OutputFormat> formats = {{"text", ""}};
+  ReportSettings report_settings;
   std::optional<unsigned> flush_ms;
   std::optional<unsigned> ring_events;
   bool stacks = true;
@@ -24,7 +22,9 @@ struct RunOptions {
 };
 
 // The child's exit code, 128+signal if a signal ended it, 126/127 if it could
-// not be started, 2 for syncscope's own usage errors.
+// not be started, 2 for syncscope's own usage errors. When the child
+// succeeded: the gate's exit code (default 3) if its findings fail the
+// policy, 1 if the report could not be made or written.
 int run_command(const RunOptions& options);
 
 }  // namespace syncscope

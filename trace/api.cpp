@@ -52,4 +52,14 @@ std::string_view family_name(ApiFamily family) {
   return "unknown";
 }
 
+std::string_view direction_name(uint8_t direction) {
+  static constexpr std::string_view kNames[] = {"", "H2H", "H2D", "D2H", "D2D", "?"};
+  return direction < 6 ? kNames[direction] : "?";
+}
+
+std::string_view host_mem_name(uint8_t host_mem) {
+  static constexpr std::string_view kNames[] = {"", "pinned", "pageable", "managed", "unknown"};
+  return host_mem < 5 ? kNames[host_mem] : "unknown";
+}
+
 }  // namespace syncscope

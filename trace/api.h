@@ -49,4 +49,9 @@ std::string_view api_name(uint16_t api);
 ApiFamily api_family(uint16_t api);
 std::string_view family_name(ApiFamily family);
 
+// Short names of a copy's direction ("H2D"; "" for none, "?" when unknown)
+// and of its host memory ("pageable"; "" for none) as reports print them.
+std::string_view direction_name(uint8_t direction);
+std::string_view host_mem_name(uint8_t host_mem);
+
 }  // namespace syncscope

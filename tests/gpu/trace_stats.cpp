@@ -52,10 +52,10 @@ int main(int argc, char** argv) {
       a["count"] = a.value("count", 0) + 1;
       a["bytes"] = a.value("bytes", uint64_t{0}) + e.bytes;
       a["host_ns"] = a.value("host_ns", uint64_t{0}) + (e.end_ns - e.start_ns);
-      static const char* kHostMem[] = {"none", "pinned", "pageable", "managed", "unknown"};
-      static const char* kDirection[] = {"none", "H2H", "H2D", "D2H", "D2D", "unknown"};
-      if (e.direction != 0 && e.direction < 6) {
-        std::string key = std::string(kDirection[e.direction]) + "/" + kHostMem[e.host_mem < 5 ? e.host_mem : 4];
+      if (e.direction != 0) {
+        std::string_view direction = direction_name(e.direction), mem = host_mem_name(e.host_mem);
+        std::string key = std::string(direction == "?" ? "unknown" : direction) + "/" +
+                          std::string(mem.empty() ? "none" : mem);
         a["copies"][key] = a["copies"].value(key, 0) + 1;
       }
       if (e.flags & kFlagCapturing) a["capturing"] = a.value("capturing", 0) + 1;

@@ -9,9 +9,14 @@
 namespace syncscope::testing {
 namespace {
 
+void render_traces(const std::vector<ProcessTrace>& traces, const TextReportOptions& options, std::ostream& out) {
+  Report report = build_report(traces, ReportOptions{});
+  render_text_report(report, options, out);
+}
+
 std::string render(const std::vector<ProcessTrace>& traces) {
   std::ostringstream out;
-  render_text_report(traces, TextReportOptions{}, out);
+  render_traces(traces, TextReportOptions{}, out);
   return out.str();
 }
 
@@ -81,7 +86,7 @@ TEST(TextReport, StackFramesSkipTheRecorderAndAreCapped) {
   TextReportOptions options;
   options.max_frames = 3;
   options.top_stacks = 1;
-  render_text_report({t}, options, out);
+  render_traces({t}, options, out);
   std::string text = out.str();
   size_t top = text.find("top call sites by host time:");
   ASSERT_NE(top, std::string::npos) << text;
@@ -111,9 +116,9 @@ TEST(TextReport, ColourOnlyWhenAsked) {
   t.thread_names[0] = "pt_autograd_0";
   std::ostringstream plain, coloured;
   TextReportOptions options;
-  render_text_report({t}, options, plain);
+  render_traces({t}, options, plain);
   options.color = true;
-  render_text_report({t}, options, coloured);
+  render_traces({t}, options, coloured);
   EXPECT_EQ(plain.str().find("\033["), std::string::npos);
   EXPECT_NE(coloured.str().find("\033[1;31mhidden-sync\033[0m"), std::string::npos) << coloured.str();
   EXPECT_NE(plain.str().find("thread 0 (pt_autograd_0)"), std::string::npos) << plain.str();

@@ -1,0 +1,56 @@
+// The CI gate: which categories fail a run, and by how much they may occur.
+// `--fail-on C` gates C with a budget of 0; `--budget C=N[/step]` gates C
+// with that budget (a later budget for a category replaces an earlier one).
+// Only findings that count are tallied: steady state (all phases with
+// --include-warmup), not suppressed, not in the baseline. The caller decides
+// what counts; the gate only compares tallies with budgets.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "detectors/finding.h"
+#include "policy/budget.h"
+
+namespace syncscope {
+
+inline constexpr int kDefaultGateExitCode = 3;
+
+struct GatePolicy {
+  std::set<Category> fail_on;
+  std::vector<Budget> budgets;
+  bool include_warmup = false;
+  int exit_code = kDefaultGateExitCode;
+
+  bool enabled() const { return !fail_on.empty() || !budgets.empty(); }
+  // The budget that applies to a category, if it is gated at all.
+  std::optional<Budget> budget_for(Category c) const;
+};
+
+// What one process did in one category, over the counted findings.
+struct CategoryTally {
+  uint64_t events = 0;    // calls, summed over the findings
+  uint64_t findings = 0;  // distinct sites
+};
+
+struct CategoryVerdict {
+  Category category = Category::kHiddenSync;
+  bool gated = false;
+  Budget budget;           // meaningful when gated
+  CategoryTally tally;
+  double observed = 0;     // events, or events per step for a per-step budget
+  bool steps_unknown = false;  // per-step budget but no steps found: total events compared
+  bool failed = false;
+  std::string reason;      // "2.00/step > 1/step"; empty when it passed
+};
+
+// One verdict per category (in kAllCategories order). `steps` is the number
+// of steps the counted findings span (0: unknown).
+std::vector<CategoryVerdict> judge(const GatePolicy& policy, const std::map<Category, CategoryTally>& tallies,
+                                   uint64_t steps);
+
+}  // namespace syncscope

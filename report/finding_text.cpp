@@ -1,0 +1,65 @@
+#include "report/finding_text.h"
+
+#include <cstdio>
+
+#include "report/units.h"
+
+namespace syncscope {
+
+FindingLevel finding_level(const ProcessReport& process, const ReportedFinding& finding) {
+  if (!finding.counted) return FindingLevel::kNote;
+  for (const CategoryVerdict& v : process.verdicts) {
+    if (v.category == finding.finding.category && v.failed) return FindingLevel::kError;
+  }
+  return FindingLevel::kWarning;
+}
+
+const char* level_name(FindingLevel level) {
+  switch (level) {
+    case FindingLevel::kError: return "error";
+    case FindingLevel::kWarning: return "warning";
+    case FindingLevel::kNote: return "note";
+  }
+  return "note";
+}
+
+bool category_fails(const Report& report, const ProcessReport& process, Category category) {
+  if (report.policy.gate.enabled()) {
+    for (const CategoryVerdict& v : process.verdicts) {
+      if (v.category == category) return v.failed;
+    }
+    return false;
+  }
+  for (const ReportedFinding& f : process.findings) {
+    if (f.finding.category == category && f.counted) return true;
+  }
+  return false;
+}
+
+std::string finding_where(const ReportedFinding& finding) {
+  const SiteFrames& site = finding.site;
+  if (site.has_user && site.user.python) {
+    return site.user.file + ":" + std::to_string(site.user.line) + " in " + site.user.function;
+  }
+  if (site.has_user && site.user_native_index >= 0) {
+    return site.user.function + " (" + site.native[site.user_native_index].module + ")";
+  }
+  return "unknown site";
+}
+
+std::string finding_summary(const ReportedFinding& finding) {
+  const Finding& f = finding.finding;
+  std::string out = f.api_sequence + ": " + std::to_string(f.count) + (f.count == 1 ? " call" : " calls");
+  if (f.per_step > 0) {
+    char buffer[160];
+    std::snprintf(buffer, sizeof(buffer), ", %.2f per step, %s host blocked per step (%.0f%% of step time)",
+                  f.per_step, format_duration(static_cast<uint64_t>(f.blocked_ns_per_step)).c_str(),
+                  100.0 * f.step_share);
+    out += buffer;
+  } else {
+    out += ", " + format_duration(f.host_blocked_ns) + " host blocked";
+  }
+  return out;
+}
+
+}  // namespace syncscope

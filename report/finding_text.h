@@ -1,0 +1,29 @@
+// How the CI formats (SARIF, JUnit, GitHub annotations) word and grade a
+// finding, so that all three say the same thing.
+#pragma once
+
+#include <string>
+
+#include "report/report_model.h"
+
+namespace syncscope {
+
+enum class FindingLevel { kError, kWarning, kNote };
+
+// error: counted and its category failed the gate; warning: counted (or, with
+// no gate, a steady-state finding); note: known in the baseline, outside
+// steady state, or suppressed.
+FindingLevel finding_level(const ProcessReport& process, const ReportedFinding& finding);
+const char* level_name(FindingLevel level);  // "error", "warning", "note"
+
+// Whether a category fails a process's JUnit testcase: the gate's verdict
+// when a gate is set, else any counted finding.
+bool category_fails(const Report& report, const ProcessReport& process, Category category);
+
+// "train.py:42 in step" / "read_loss_value (hidden_sync_loop)" / "unknown site".
+std::string finding_where(const ReportedFinding& finding);
+// One line: "cudaMemcpyAsync(D2H)+cudaStreamSynchronize: 40 calls, 1.00 per
+// step, 52.0 µs host blocked per step (12% of step time)".
+std::string finding_summary(const ReportedFinding& finding);
+
+}  // namespace syncscope

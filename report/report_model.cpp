@@ -1,0 +1,182 @@
+#include "report/report_model.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "detectors/finding.h"
+#include "report/units.h"
+
+namespace syncscope {
+namespace {
+
+long rank_number(const std::string& rank) {
+  char* end = nullptr;
+  long n = std::strtol(rank.c_str(), &end, 10);
+  // Processes without a rank sort after the ranked ones.
+  return rank.empty() || *end ? std::numeric_limits<long>::max() : n;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symbolizer& symbolizer,
+                               const ReportPolicy& policy) {
+  ReportedFinding r;
+  r.finding = f;
+  r.site = site_frames(trace, f.stack_id, symbolizer);
+  if (r.site.has_user) {
+    r.identity = make_identity(category_name(f.category), r.site.user.file, r.site.user.line, r.site.user.function,
+                               r.site.user.source);
+  } else {
+    r.identity = make_identity(category_name(f.category), "", 0, f.api_sequence, "");
+  }
+  r.fingerprint = fingerprint(r.identity);
+  r.suppressed_by = find_suppression(policy.suppressions, f.category, site_match_strings(r.site));
+  r.known = policy.baseline && policy.baseline->contains(r.identity);
+  bool in_phase = f.phase == Phase::kSteady || policy.gate.include_warmup;
+  r.counted = in_phase && r.suppressed_by < 0 && !r.known;
+  return r;
+}
+
+ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& options) {
+  ProcessReport p;
+  p.trace = &trace;
+  p.symbolizer = std::make_shared<Symbolizer>(trace);
+  p.summary = summarize(trace);
+  if (!trace.events.empty()) p.analysis = analyze(trace, options.steps);  // all dropped: nothing to analyse
+  p.rank = trace.info("RANK");
+  p.local_rank = trace.info("LOCAL_RANK");
+  p.world_size = trace.info("WORLD_SIZE");
+  std::map<Category, CategoryTally> tallies;
+  uint64_t steady_syncs = 0;
+  for (const Finding& f : p.analysis.findings) {
+    ReportedFinding r = report_finding(trace, f, *p.symbolizer, options.policy);
+    if (r.counted) {
+      CategoryTally& t = tallies[f.category];
+      t.events += f.count;
+      t.findings += 1;
+    }
+    if (f.category == Category::kHiddenSync && f.phase == Phase::kSteady && r.suppressed_by < 0) {
+      steady_syncs += f.count;
+    }
+    p.findings.push_back(std::move(r));
+  }
+  // Per-step budgets divide by the steps the counted findings span: the
+  // steady steps, or with --include-warmup every step of the run (steady
+  // steps scaled to the whole run's length).
+  uint64_t steps = p.analysis.steps.detected ? p.analysis.steps.steps : 0;
+  if (steps > 0 && options.policy.gate.include_warmup && p.analysis.steps.step_ns > 0 && !trace.events.empty()) {
+    double run_ns = static_cast<double>(trace.events.back().end_ns - trace.events.front().start_ns);
+    steps = std::max<uint64_t>(steps, static_cast<uint64_t>(run_ns / p.analysis.steps.step_ns));
+  }
+  p.verdicts = judge(options.policy.gate, tallies, steps);
+  for (const CategoryVerdict& v : p.verdicts) p.gate_failed |= v.failed;
+  if (p.analysis.steps.detected && p.analysis.steps.steps > 0) {
+    p.sync_events_per_step = static_cast<double>(steady_syncs) / static_cast<double>(p.analysis.steps.steps);
+  }
+  return p;
+}
+
+// A rank stands out when it is blocked clearly longer per step than the
+// median of the other ranks, or syncs more often per step than they do.
+RankComparison compare_ranks(const std::vector<ProcessReport>& processes) {
+  RankComparison out;
+  std::vector<size_t> with_steps;
+  for (size_t i = 0; i < processes.size(); ++i) {
+    if (processes[i].analysis.steps.detected) with_steps.push_back(i);
+  }
+  if (with_steps.size() < 2) return out;
+  out.present = true;
+  std::vector<double> all;
+  for (size_t i : with_steps) all.push_back(processes[i].analysis.blocked_ns_per_step);
+  out.median_blocked_ns_per_step = median(all);
+  for (size_t i : with_steps) {
+    std::vector<double> blocked, syncs;
+    for (size_t j : with_steps) {
+      if (j == i) continue;
+      blocked.push_back(processes[j].analysis.blocked_ns_per_step);
+      syncs.push_back(processes[j].sync_events_per_step);
+    }
+    double others_blocked = median(blocked), others_syncs = median(syncs);
+    const ProcessReport& p = processes[i];
+    std::string reason;
+    if (p.sync_events_per_step > others_syncs + 0.5) {
+      char buffer[128];
+      std::snprintf(buffer, sizeof(buffer), "%.2f syncs per step, others %.2f", p.sync_events_per_step, others_syncs);
+      reason = buffer;
+    }
+    // 1.5x and at least 20 µs more: small absolute differences are noise.
+    if (p.analysis.blocked_ns_per_step > 1.5 * others_blocked &&
+        p.analysis.blocked_ns_per_step - others_blocked > 20e3) {
+      reason += std::string(reason.empty() ? "" : "; ") + "blocked " +
+                format_duration(static_cast<uint64_t>(p.analysis.blocked_ns_per_step)) + " per step, others " +
+                format_duration(static_cast<uint64_t>(others_blocked));
+    }
+    if (!reason.empty()) out.outliers.push_back({i, reason});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ProcessReport::label() const {
+  std::string pid = "pid " + std::to_string(trace->header.pid);
+  return rank.empty() ? pid : "rank " + rank + " (" + pid + ")";
+}
+
+std::vector<std::string> site_match_strings(const SiteFrames& site) {
+  std::vector<std::string> out;
+  if (site.has_user) {
+    if (site.user.line) out.push_back(site.user.file + ":" + std::to_string(site.user.line));
+    out.push_back(site.user.file);
+    out.push_back(site.user.function);
+  }
+  for (const PythonSiteFrame& f : site.python) {
+    out.push_back(f.file + ":" + std::to_string(f.line));
+    out.push_back(f.function);
+  }
+  for (const Frame& f : site.native) {
+    out.push_back(f.symbol);
+    out.push_back(f.module);
+  }
+  return out;
+}
+
+Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options) {
+  Report report;
+  report.policy = options.policy;
+  report.suppression_hits.assign(options.policy.suppressions.size(), 0);
+  for (const ProcessTrace& trace : traces) {
+    // A process whose every event was dropped did call CUDA: it is reported.
+    if (trace.events.empty() && trace.events_dropped == 0) {
+      ++report.without_cuda;
+      continue;
+    }
+    report.processes.push_back(report_process(trace, options));
+  }
+  std::stable_sort(report.processes.begin(), report.processes.end(), [](const ProcessReport& a, const ProcessReport& b) {
+    long ra = rank_number(a.rank), rb = rank_number(b.rank);
+    if (ra != rb) return ra < rb;
+    return a.trace->header.pid < b.trace->header.pid;
+  });
+  for (const ProcessReport& p : report.processes) {
+    report.gate_failed |= p.gate_failed;
+    for (const ReportedFinding& f : p.findings) {
+      if (f.suppressed_by >= 0) {
+        ++report.suppression_hits[f.suppressed_by];
+        ++report.suppressed;
+      }
+      report.known += f.known;
+    }
+  }
+  report.ranks = compare_ranks(report.processes);
+  return report;
+}
+
+}  // namespace syncscope

@@ -1,0 +1,87 @@
+// Everything a report says, computed once and rendered by every format
+// (text, json, sarif, junit, github): per process the analysis, each
+// finding with its symbolised site, whether a suppression rule or the
+// baseline covers it and whether it counts against the gate; the gate's
+// verdict per category; the comparison across ranks.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "detectors/analysis.h"
+#include "detectors/api_summary.h"
+#include "policy/baseline.h"
+#include "policy/gate.h"
+#include "policy/suppressions.h"
+#include "report/site_frames.h"
+#include "report/symbolizer.h"
+#include "trace/reader.h"
+
+namespace syncscope {
+
+struct ReportPolicy {
+  GatePolicy gate;
+  std::vector<SuppressionRule> suppressions;
+  std::optional<Baseline> baseline;
+};
+
+struct ReportOptions {
+  StepOptions steps;
+  ReportPolicy policy;
+};
+
+struct ReportedFinding {
+  Finding finding;
+  SiteFrames site;
+  FindingIdentity identity;
+  std::string fingerprint;
+  int suppressed_by = -1;  // index into policy.suppressions, -1: not suppressed
+  bool known = false;      // matched a finding of the baseline
+  bool counted = false;    // counts against the gate (phase, not suppressed, not known)
+};
+
+struct ProcessReport {
+  const ProcessTrace* trace = nullptr;
+  std::shared_ptr<Symbolizer> symbolizer;  // shared so a ProcessReport can be copied
+  ApiSummary summary;
+  Analysis analysis;
+  std::vector<ReportedFinding> findings;  // in analysis order: steady first, worst first
+  std::string rank, local_rank, world_size;  // from the environment; "" when absent
+  std::vector<CategoryVerdict> verdicts;      // one per category
+  bool gate_failed = false;
+  double sync_events_per_step = 0;  // steady hidden-sync calls per step, suppressed ones excluded
+
+  // "rank 1 (pid 4242)" or "pid 4242".
+  std::string label() const;
+};
+
+struct RankComparison {
+  bool present = false;  // two or more processes with steps
+  double median_blocked_ns_per_step = 0;
+  struct Outlier {
+    size_t process = 0;  // index into Report::processes
+    std::string reason;
+  };
+  std::vector<Outlier> outliers;
+};
+
+struct Report {
+  std::vector<ProcessReport> processes;  // processes that used CUDA, by rank then pid
+  size_t without_cuda = 0;               // processes recorded that never called CUDA
+  ReportPolicy policy;
+  std::vector<uint64_t> suppression_hits;  // per rule: findings it suppressed
+  uint64_t suppressed = 0;
+  uint64_t known = 0;                      // findings matched in the baseline
+  bool gate_failed = false;
+  RankComparison ranks;
+};
+
+// `traces` must outlive the report.
+Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options);
+
+// The strings a suppression pattern is matched against (policy/suppressions.h).
+std::vector<std::string> site_match_strings(const SiteFrames& site);
+
+}  // namespace syncscope

@@ -1,0 +1,114 @@
+#include "report/sarif_report.h"
+
+#include "policy/category_list.h"
+#include "report/category_help.h"
+#include "report/finding_text.h"
+#include "report/source_paths.h"
+
+namespace syncscope {
+namespace {
+
+size_t rule_index(Category c) {
+  for (size_t i = 0; i < std::size(kAllCategories); ++i) {
+    if (kAllCategories[i] == c) return i;
+  }
+  return 0;
+}
+
+nlohmann::json rules_json() {
+  nlohmann::json rules = nlohmann::json::array();
+  for (Category c : kAllCategories) {
+    const CategoryHelp& help = category_help(c);
+    rules.push_back({{"id", category_name(c)},
+                     {"name", help.rule_name},
+                     {"shortDescription", {{"text", help.summary}}},
+                     {"fullDescription", {{"text", help.description}}},
+                     {"help", {{"text", help.help}}},
+                     {"helpUri", "https://github.com/syncscope/syncscope#findings"},
+                     {"defaultConfiguration", {{"level", "warning"}}}});
+  }
+  return rules;
+}
+
+// The user's line as a physical location, relative to the source root when
+// the file lies under it; native sites have only a logical location.
+nlohmann::json location_json(const ReportedFinding& f, const std::string& cwd, const std::string& root) {
+  const SiteFrames& site = f.site;
+  nlohmann::json location = nlohmann::json::object();
+  if (site.has_user && site.user.python && site.user.line > 0) {
+    std::string absolute = absolute_source_path(site.user.file, cwd);
+    std::string relative = path_inside(absolute, root);
+    nlohmann::json artifact = relative.empty()
+                                  ? nlohmann::json{{"uri", "file://" + uri_escape_path(absolute)}}
+                                  : nlohmann::json{{"uri", uri_escape_path(relative)}, {"uriBaseId", "SRCROOT"}};
+    nlohmann::json region = {{"startLine", site.user.line}};
+    if (!site.user.source.empty()) region["snippet"] = {{"text", site.user.source}};
+    location["physicalLocation"] = {{"artifactLocation", artifact}, {"region", region}};
+  }
+  if (site.has_user) {
+    location["logicalLocations"] = nlohmann::json::array({{{"name", site.user.function}, {"kind", "function"}}});
+  } else {
+    location["logicalLocations"] = nlohmann::json::array({{{"name", f.finding.api_sequence}, {"kind", "function"}}});
+  }
+  return location;
+}
+
+nlohmann::json result_json(const Report& report, const ProcessReport& p, const ReportedFinding& f,
+                           const std::string& root) {
+  const Finding& finding = f.finding;
+  std::string message = std::string(category_name(finding.category)) + " at " + finding_where(f) + ": " +
+                        finding_summary(f) + " [" + p.label() + "]";
+  if (!finding.hint.empty()) message += ". " + finding.hint;
+  nlohmann::json result = {
+      {"ruleId", category_name(finding.category)},
+      {"ruleIndex", rule_index(finding.category)},
+      {"level", level_name(finding_level(p, f))},
+      {"message", {{"text", message}}},
+      {"locations", nlohmann::json::array({location_json(f, p.trace->info("cwd"), root)})},
+      {"partialFingerprints", {{"syncscopeSite/v1", f.fingerprint}}},
+      {"properties",
+       {{"phase", phase_name(finding.phase)},
+        {"apiSequence", finding.api_sequence},
+        {"count", finding.count},
+        {"perStep", finding.per_step},
+        {"hostBlockedUsPerStep", finding.blocked_ns_per_step / 1e3},
+        {"pid", p.trace->header.pid},
+        {"rank", p.rank}}},
+  };
+  if (report.policy.baseline) result["baselineState"] = f.known ? "unchanged" : "new";
+  if (f.suppressed_by >= 0) {
+    const SuppressionRule& rule = report.policy.suppressions[f.suppressed_by];
+    result["suppressions"] = nlohmann::json::array(
+        {{{"kind", "external"}, {"justification", "syncscope suppression " + rule.text + " (" + rule.source + ")"}}});
+  }
+  return result;
+}
+
+}  // namespace
+
+nlohmann::json findings_sarif(const Report& report) {
+  // The first process's working directory is the source root (a CI job runs
+  // from its checkout); files elsewhere get absolute file:// URIs.
+  std::string root = report.processes.empty() ? "" : report.processes.front().trace->info("cwd");
+  nlohmann::json results = nlohmann::json::array();
+  for (const ProcessReport& p : report.processes) {
+    for (const ReportedFinding& f : p.findings) results.push_back(result_json(report, p, f, root));
+  }
+  nlohmann::json run = {
+      {"tool",
+       {{"driver",
+         {{"name", "syncscope"},
+          {"version", SYNCSCOPE_VERSION},
+          {"informationUri", "https://github.com/syncscope/syncscope"},
+          {"rules", rules_json()}}}}},
+      {"results", results},
+      {"invocations", nlohmann::json::array({{{"executionSuccessful", true},
+                                              {"properties", {{"gateFailed", report.gate_failed}}}}})},
+  };
+  if (!root.empty()) run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", "file://" + uri_escape_path(root) + "/"}}}};
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", nlohmann::json::array({run})}};
+}
+
+}  // namespace syncscope

@@ -1,0 +1,67 @@
+#include "tools/policy_options.h"
+
+#include <sys/stat.h>
+
+#include "policy/category_list.h"
+
+namespace syncscope {
+
+void add_policy_options(CLI::App* app, PolicyArgs* args) {
+  app->add_option("--fail-on", args->fail_on,
+                  "Fail (exit status --error-exitcode) when findings of these categories occur: comma list or 'all'")
+      ->group("CI gating");
+  app->add_option("--budget", args->budgets,
+                  "Allowed findings per category: CATEGORY=N (in the run) or CATEGORY=N/step; repeatable")
+      ->group("CI gating");
+  app->add_flag("--include-warmup", args->include_warmup,
+                "Count warm-up and teardown findings too (default: steady state only)")
+      ->group("CI gating");
+  app->add_option("--error-exitcode", args->error_exitcode,
+                  "Exit status when the gate fails (default 3); the command's own failure wins")
+      ->check(CLI::Range(0, 255))
+      ->group("CI gating");
+  app->add_option("--suppressions", args->suppressions,
+                  "File of category:pattern rules; repeatable (default ./.syncscope-suppressions when present)")
+      ->group("CI gating");
+  app->add_flag("--no-default-suppressions", args->no_default_suppressions,
+                "Do not read ./.syncscope-suppressions")
+      ->group("CI gating");
+  app->add_option("--baseline", args->baseline,
+                  "Findings JSON of an earlier run: only findings not in it count against the gate")
+      ->group("CI gating");
+}
+
+absl::StatusOr<ReportPolicy> resolve_policy(const PolicyArgs& args, const std::string& cwd) {
+  ReportPolicy policy;
+  for (const std::string& list : args.fail_on) {
+    auto categories = parse_category_list(list);
+    if (!categories.ok()) return absl::InvalidArgumentError("--fail-on: " + std::string(categories.status().message()));
+    policy.gate.fail_on.insert(categories->begin(), categories->end());
+  }
+  for (const std::string& spec : args.budgets) {
+    auto budgets = parse_budget(spec);
+    if (!budgets.ok()) return absl::InvalidArgumentError("--budget: " + std::string(budgets.status().message()));
+    policy.gate.budgets.insert(policy.gate.budgets.end(), budgets->begin(), budgets->end());
+  }
+  policy.gate.include_warmup = args.include_warmup;
+  policy.gate.exit_code = args.error_exitcode;
+  std::vector<std::string> files = args.suppressions;
+  if (files.empty() && !args.no_default_suppressions) {
+    std::string default_file = cwd + "/" + kDefaultSuppressionsFile;
+    struct stat st;
+    if (stat(default_file.c_str(), &st) == 0) files.push_back(cwd == "." ? kDefaultSuppressionsFile : default_file);
+  }
+  for (const std::string& file : files) {
+    auto rules = load_suppressions(file);
+    if (!rules.ok()) return rules.status();
+    policy.suppressions.insert(policy.suppressions.end(), rules->begin(), rules->end());
+  }
+  if (!args.baseline.empty()) {
+    auto baseline = load_baseline(args.baseline);
+    if (!baseline.ok()) return absl::InvalidArgumentError("--baseline: " + std::string(baseline.status().message()));
+    policy.baseline = std::move(*baseline);
+  }
+  return policy;
+}
+
+}  // namespace syncscope
