@@ -8,8 +8,12 @@ namespace syncscope {
 namespace {
 
 bool is_allocation_call(ApiFamily f) {
-  return f == ApiFamily::kAlloc || f == ApiFamily::kFree || f == ApiFamily::kHostAlloc || f == ApiFamily::kHostFree;
+  return f == ApiFamily::kAlloc || f == ApiFamily::kFree || f == ApiFamily::kHostAlloc || f == ApiFamily::kHostFree ||
+         f == ApiFamily::kVmmMap || f == ApiFamily::kVmmUnmap;
 }
+
+bool is_release(ApiFamily f) { return f == ApiFamily::kFree || f == ApiFamily::kHostFree || f == ApiFamily::kVmmUnmap; }
+bool is_vmm(ApiFamily f) { return f == ApiFamily::kVmmMap || f == ApiFamily::kVmmUnmap; }
 
 }  // namespace
 
@@ -30,8 +34,10 @@ std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, co
     if (!is_allocation_call(family) || (e.flags & (kFlagCapturing | kFlagError))) continue;
     if (e.flags & kFlagAsync) continue;
     std::string api(api_name(e.api));
-    std::string cause = "churn";
-    if (family == ApiFamily::kFree || family == ApiFamily::kHostFree) {
+    // Driver virtual memory (PyTorch's expandable_segments) maps and unmaps
+    // physical pages instead of allocating: the same churn, another cure.
+    std::string cause = is_vmm(family) ? "vmm" : "churn";
+    if (is_release(family)) {
       auto& frees = by_thread[e.tid].recent_free_times;
       frees.push_back(e.start_ns);
       while (!frees.empty() && e.start_ns - frees.front() > 5000000) frees.erase(frees.begin());
@@ -41,7 +47,7 @@ std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, co
       History& h = by_site[(uint64_t{e.tid} << 32) | e.stack_id];
       h.growing_run = e.bytes > h.last_alloc_bytes && h.last_alloc_bytes != 0 ? h.growing_run + 1 : 0;
       h.last_alloc_bytes = e.bytes;
-      if (h.growing_run >= 2) cause = "growing";
+      if (h.growing_run >= 2 && !is_vmm(family)) cause = "growing";
     }
     sites.add(e, api, api, cause, e.end_ns - e.start_ns, e.bytes);
   }
@@ -52,6 +58,10 @@ std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, co
     if (cause == "growing")
       return std::string("allocation sizes keep growing (variable shapes): pad or bucket shapes, or set "
                          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    if (cause == "vmm")
+      return std::string("expandable segments map and unmap device memory in steady state (cuMemMap/cuMemUnmap, "
+                         "cuMemCreate/cuMemRelease): remove torch.cuda.empty_cache() from the loop and keep peak "
+                         "memory below the limit so segments stay mapped");
     return std::string("device allocations in steady state: reuse buffers (allocate once outside the loop); under "
                        "PyTorch this means the caching allocator is at its limit — lower peak memory or use "
                        "expandable_segments");

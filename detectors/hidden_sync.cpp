@@ -46,7 +46,8 @@ std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const
     const std::string api(api_name(e.api));
     if (family == ApiFamily::kSync) {
       bool read_back = before != nullptr && is_d2h(*before) && (before->flags & kFlagAsync) &&
-                       (before->stream == e.stream || e.api == static_cast<uint16_t>(ApiId::cudaDeviceSynchronize));
+                       (before->stream == e.stream || e.api == static_cast<uint16_t>(ApiId::cudaDeviceSynchronize) ||
+                        e.api == static_cast<uint16_t>(ApiId::cuCtxSynchronize));
       if (read_back) {
         sites.add(e, api, with_direction(*before) + "+" + api, "read-back", ns + (before->end_ns - before->start_ns),
                   before->bytes);

@@ -88,6 +88,23 @@ class CallRecord {
     event_.dst = handle(ptr);
     if (s != nullptr) event_.flags |= kFlagAsync;
   }
+  // Stream-ordered allocations are asynchronous on every stream, the legacy
+  // default stream (nullptr, where PyTorch's default stream lives) included.
+  void alloc_async(void** out, size_t bytes, cudaStream_t s) {
+    alloc(out, bytes, s);
+    event_.flags |= kFlagAsync;
+  }
+  void free_async(const void* ptr, cudaStream_t s) {
+    free(ptr, s);
+    event_.flags |= kFlagAsync;
+  }
+  // Driver virtual-memory calls: the address (or handle) and the size.
+  void vmm(uint64_t what, size_t bytes) {
+    event_.dst = what;
+    event_.bytes = bytes;
+  }
+  // The call works on the calling thread's default stream (_ptsz/_ptds).
+  void per_thread() { event_.flags |= kFlagPerThreadStream; }
   void host_alloc(void** out, size_t bytes) {
     event_.bytes = bytes;
     out_ptr_ = out;
@@ -146,10 +163,11 @@ class CallRecord {
     event_.start_ns = now_ticks();
   }
 
-  void end(ThreadState* thread, cudaError_t result) {
+  // `result`: a cudaError_t or a CUresult; 0 is success in both.
+  void end(ThreadState* thread, int result) {
     event_.end_ns = now_ticks();
     event_.tid = thread->tid;
-    if (result != cudaSuccess) {
+    if (result != 0) {
       event_.flags |= kFlagError;
       event_.result = static_cast<int16_t>(result > 32767 ? 32767 : result);
     } else {

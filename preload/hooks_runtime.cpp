@@ -48,5 +48,7 @@ __attribute__((noinline, cold)) void* resolve(std::atomic<void*>& slot, const ch
     tls_in_hook = false;                                                                  \
     return result;                                                                        \
   }
+#define SS_DRIVER_API(...)
 #include "trace/cuda_api_table.def"
+#undef SS_DRIVER_API
 #undef SS_API

@@ -13,7 +13,9 @@ struct ApiInfo {
 constexpr std::array<ApiInfo, kApiCount> kApis = {{
     {"unknown", ApiFamily::kQuery},
 #define SS_API(name, family, ...) {#name, ApiFamily::family},
+#define SS_DRIVER_API SS_API
 #include "trace/cuda_api_table.def"
+#undef SS_DRIVER_API
 #undef SS_API
 }};
 
@@ -48,8 +50,15 @@ std::string_view family_name(ApiFamily family) {
     case ApiFamily::kStreamDestroy: return "stream-destroy";
     case ApiFamily::kCaptureBegin: return "capture-begin";
     case ApiFamily::kCaptureEnd: return "capture-end";
+    case ApiFamily::kVmmMap: return "vmm-map";
+    case ApiFamily::kVmmUnmap: return "vmm-unmap";
   }
   return "unknown";
+}
+
+bool api_is_driver(uint16_t api) {
+  std::string_view name = api_name(api);
+  return name.size() > 2 && name.substr(0, 2) == "cu" && name.substr(0, 4) != "cuda";
 }
 
 std::string_view direction_name(uint8_t direction) {

@@ -30,12 +30,16 @@ enum class ApiFamily : uint8_t {
   kStreamDestroy,
   kCaptureBegin,    // stream capture into a CUDA graph starts
   kCaptureEnd,
+  kVmmMap,          // driver virtual memory: create, reserve, map, set access
+  kVmmUnmap,        // driver virtual memory: unmap, release, free address range
 };
 
 enum class ApiId : uint16_t {
   kUnknown = 0,
 #define SS_API(name, family, ...) name,
+#define SS_DRIVER_API SS_API
 #include "trace/cuda_api_table.def"
+#undef SS_DRIVER_API
 #undef SS_API
   kCount,
 };
@@ -48,6 +52,8 @@ std::string_view api_name(uint16_t api);
 // Family of an API; kQuery for unknown ids (the least alarming choice).
 ApiFamily api_family(uint16_t api);
 std::string_view family_name(ApiFamily family);
+// True for driver API entry points (libcuda: cu*), false for the runtime's.
+bool api_is_driver(uint16_t api);
 
 // Short names of a copy's direction ("H2D"; "" for none, "?" when unknown)
 // and of its host memory ("pageable"; "" for none) as reports print them.

@@ -31,8 +31,9 @@ std::set<std::string> exported_symbols(const std::string& library) {
 TEST(PreloadExports, OnlyTheHooks) {
   std::set<std::string> names = exported_symbols(preload_path());
   ASSERT_FALSE(names.empty());
-  // The CUDA hooks, and PyEval_RestoreThread (Python attribution).
-  std::regex hook("^((__cuda|cuda)[A-Za-z0-9_]+|PyEval_RestoreThread)(@@?[A-Za-z0-9_.]+)?$");
+  // The runtime and driver hooks, dlsym (driver entry points fetched at run
+  // time), and PyEval_RestoreThread (Python attribution).
+  std::regex hook("^((__cuda|cuda|cu)[A-Za-z0-9_]+|dlsym|PyEval_RestoreThread)(@@?[A-Za-z0-9_.]+)?$");
   for (const std::string& name : names) {
     EXPECT_TRUE(std::regex_match(name, hook)) << "unexpected export: " << name;
   }

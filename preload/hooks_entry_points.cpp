@@ -1,0 +1,213 @@
+// The ways software fetches driver functions at run time, interposed so
+// that what it gets back is a recording wrapper (preload/hooks_driver.cpp):
+//   dlsym(handle_of_libcuda, "cuLaunchKernel")       Triton's launchers
+//   cuGetProcAddress(_v2)("cuMemAlloc", ...)          the runtime itself
+//   cudaGetDriverEntryPoint(ByVersion)("cuMemMap")   PyTorch's expandable segments
+// None of these records an event; each only swaps the pointer it returns.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "preload/driver_hooks.h"
+#include "preload/real_function.h"
+
+#define SS_EXPORT __attribute__((visibility("default")))
+
+// cuda.h maps the name to the current ABI; the first ABI is exported too.
+#undef cuGetProcAddress
+extern "C" CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags);
+#undef cudaGetDriverEntryPoint
+#undef cudaGetDriverEntryPointByVersion
+
+namespace syncscope::preload {
+
+DlsymFn real_dlsym() {
+  static std::atomic<DlsymFn> real{nullptr};
+  DlsymFn fn = real.load(std::memory_order_acquire);
+  if (__builtin_expect(fn != nullptr, 1)) return fn;
+  // dlsym moved into libc in glibc 2.34; before that it was libdl's
+  // GLIBC_2.2.5 (x86_64) or GLIBC_2.17 (aarch64).
+  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"}) {
+    fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", version));
+    if (fn != nullptr) break;
+  }
+  real.store(fn, std::memory_order_release);
+  return fn;
+}
+
+namespace {
+
+using GetProcAddressV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
+using GetProcAddressV2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+
+std::atomic<void*> g_get_proc_v1{nullptr};
+std::atomic<void*> g_get_proc_v2{nullptr};
+
+void* real_driver_entry(std::atomic<void*>& slot, const char* name, void* own) {
+  void* fn = slot.load(std::memory_order_acquire);
+  if (fn != nullptr) return fn;
+  fn = real_dlsym()(RTLD_NEXT, name);
+  if (fn == nullptr && loaded_libcuda() != nullptr) fn = real_dlsym()(loaded_libcuda(), name);
+  if (fn == nullptr || fn == own) return nullptr;
+  void* expected = nullptr;
+  slot.compare_exchange_strong(expected, fn, std::memory_order_acq_rel);
+  return slot.load(std::memory_order_acquire);
+}
+
+// The entry points themselves, when fetched, are replaced by ours so that
+// everything fetched through them is wrapped too.
+void* swap_entry_point(const char* symbol, void* real);
+
+}  // namespace
+}  // namespace syncscope::preload
+
+using namespace syncscope::preload;
+
+extern "C" SS_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
+                                                   CUdriverProcAddressQueryResult* symbolStatus) {
+  auto real = reinterpret_cast<GetProcAddressV2>(
+      real_driver_entry(g_get_proc_v2, "cuGetProcAddress_v2", reinterpret_cast<void*>(&cuGetProcAddress_v2)));
+  if (real == nullptr) return CUDA_ERROR_NOT_FOUND;
+  CUresult result = real(symbol, pfn, cudaVersion, flags, symbolStatus);
+  if (result == CUDA_SUCCESS && pfn != nullptr && symbol != nullptr) {
+    void* swapped = swap_entry_point(symbol, *pfn);
+    *pfn = swapped != *pfn ? swapped : driver_wrapper_for(symbol, *pfn, cudaVersion, flags, false);
+  }
+  return result;
+}
+
+extern "C" SS_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags) {
+  auto real = reinterpret_cast<GetProcAddressV1>(
+      real_driver_entry(g_get_proc_v1, "cuGetProcAddress", reinterpret_cast<void*>(&cuGetProcAddress)));
+  if (real == nullptr) return CUDA_ERROR_NOT_FOUND;
+  CUresult result = real(symbol, pfn, cudaVersion, flags);
+  if (result == CUDA_SUCCESS && pfn != nullptr && symbol != nullptr) {
+    void* swapped = swap_entry_point(symbol, *pfn);
+    *pfn = swapped != *pfn ? swapped : driver_wrapper_for(symbol, *pfn, cudaVersion, flags, false);
+  }
+  return result;
+}
+
+namespace syncscope::preload {
+namespace {
+
+void* swap_entry_point(const char* symbol, void* real) {
+  if (real == nullptr || std::strncmp(symbol, "cuGetProcAddress", 16) != 0) return real;
+  // Which ABI `real` is: compare with the exported functions.
+  void* v2 = real_driver_entry(g_get_proc_v2, "cuGetProcAddress_v2", reinterpret_cast<void*>(&cuGetProcAddress_v2));
+  void* v1 = real_driver_entry(g_get_proc_v1, "cuGetProcAddress", reinterpret_cast<void*>(&cuGetProcAddress));
+  if (real == v2) return reinterpret_cast<void*>(&cuGetProcAddress_v2);
+  if (real == v1) return reinterpret_cast<void*>(&cuGetProcAddress);
+  return real;
+}
+
+bool is_driver_name(const char* symbol) {
+  return symbol != nullptr && symbol[0] == 'c' && symbol[1] == 'u' && std::strncmp(symbol, "cuda", 4) != 0;
+}
+
+}  // namespace
+}  // namespace syncscope::preload
+
+// dlsym itself. glibc decides what RTLD_NEXT means from the caller's return
+// address, so that case must reach the real dlsym with the caller's frame
+// untouched: a tail jump, which only assembly guarantees. Every other
+// lookup goes to syncscope_dlsym_lookup, which swaps driver functions.
+extern "C" __attribute__((visibility("hidden"))) void* syncscope_dlsym_lookup(void* handle, const char* symbol) {
+  DlsymFn real = real_dlsym();
+  if (!is_driver_name(symbol)) return real(handle, symbol);
+  void* fn = real(handle, symbol);
+  void* swapped = swap_entry_point(symbol, fn);
+  if (swapped != fn) return swapped;
+  return driver_wrapper_for(symbol, fn, 0, 0, /*exact_name=*/true);
+}
+
+extern "C" __attribute__((visibility("hidden"))) void* syncscope_real_dlsym_address() {
+  return reinterpret_cast<void*>(real_dlsym());
+}
+
+#if defined(__x86_64__)
+__asm__(
+    ".text\n"
+    ".globl dlsym\n"
+    ".type dlsym, @function\n"
+    "dlsym:\n"
+    "  cmpq $-1, %rdi\n"                    // RTLD_NEXT is (void*)-1
+    "  jne syncscope_dlsym_lookup\n"
+    "  pushq %rdi\n"
+    "  pushq %rsi\n"
+    "  subq $8, %rsp\n"                      // 16-byte alignment for the call
+    "  call syncscope_real_dlsym_address\n"
+    "  addq $8, %rsp\n"
+    "  popq %rsi\n"
+    "  popq %rdi\n"
+    "  jmp *%rax\n"
+    ".size dlsym, .-dlsym\n");
+#elif defined(__aarch64__)
+__asm__(
+    ".text\n"
+    ".globl dlsym\n"
+    ".type dlsym, %function\n"
+    "dlsym:\n"
+    "  cmn x0, #1\n"
+    "  b.ne syncscope_dlsym_lookup\n"
+    "  stp x0, x1, [sp, #-32]!\n"
+    "  str x30, [sp, #16]\n"
+    "  bl syncscope_real_dlsym_address\n"
+    "  mov x16, x0\n"
+    "  ldr x30, [sp, #16]\n"
+    "  ldp x0, x1, [sp], #32\n"
+    "  br x16\n"
+    ".size dlsym, .-dlsym\n");
+#else
+#error "dlsym trampoline: add this architecture"
+#endif
+
+namespace {
+
+using EntryPoint = cudaError_t (*)(const char*, void**, unsigned long long, cudaDriverEntryPointQueryResult*);
+using EntryPointByVersion = cudaError_t (*)(const char*, void**, unsigned int, unsigned long long,
+                                            cudaDriverEntryPointQueryResult*);
+
+void swap_fetched(const char* symbol, void** fn, int cuda_version, unsigned long long flags) {
+  if (symbol == nullptr || fn == nullptr || *fn == nullptr) return;
+  void* swapped = swap_entry_point(symbol, *fn);
+  *fn = swapped != *fn ? swapped : driver_wrapper_for(symbol, *fn, cuda_version, flags, false);
+}
+
+}  // namespace
+
+// The runtime's own (non-versioned) query answers with its own version's
+// ABI, which for a CUDA 12 or 13 runtime is the current one.
+constexpr int kRuntimeAbiVersion = 12000;
+
+#define SS_ENTRY_POINT(name)                                                                              \
+  extern "C" SS_EXPORT cudaError_t name(const char* symbol, void** funcPtr, unsigned long long flags,      \
+                                        cudaDriverEntryPointQueryResult* driverStatus) {                  \
+    static std::atomic<void*> slot{nullptr};                                                              \
+    auto real = reinterpret_cast<EntryPoint>(real_function(slot, #name));                                 \
+    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                                      \
+    cudaError_t result = real(symbol, funcPtr, flags, driverStatus);                                      \
+    if (result == cudaSuccess) swap_fetched(symbol, funcPtr, kRuntimeAbiVersion, flags);                  \
+    return result;                                                                                        \
+  }
+SS_ENTRY_POINT(cudaGetDriverEntryPoint)
+SS_ENTRY_POINT(cudaGetDriverEntryPoint_ptsz)
+#undef SS_ENTRY_POINT
+
+#define SS_ENTRY_POINT_BY_VERSION(name)                                                                   \
+  extern "C" SS_EXPORT cudaError_t name(const char* symbol, void** funcPtr, unsigned int cudaVersion,     \
+                                        unsigned long long flags,                                          \
+                                        cudaDriverEntryPointQueryResult* driverStatus) {                  \
+    static std::atomic<void*> slot{nullptr};                                                              \
+    auto real = reinterpret_cast<EntryPointByVersion>(real_function(slot, #name));                        \
+    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                                      \
+    cudaError_t result = real(symbol, funcPtr, cudaVersion, flags, driverStatus);                         \
+    if (result == cudaSuccess) swap_fetched(symbol, funcPtr, static_cast<int>(cudaVersion), flags);       \
+    return result;                                                                                        \
+  }
+SS_ENTRY_POINT_BY_VERSION(cudaGetDriverEntryPointByVersion)
+SS_ENTRY_POINT_BY_VERSION(cudaGetDriverEntryPointByVersion_ptsz)
+#undef SS_ENTRY_POINT_BY_VERSION
