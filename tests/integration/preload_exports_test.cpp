@@ -52,5 +52,16 @@ TEST(PreloadExports, NoNeededDependencyOnLibunwindOrCudart) {
   EXPECT_EQ(r.out.find("libcuda."), std::string::npos) << r.out;
 }
 
+// The preload interposes dlsym to hand out driver wrappers; dlsym(RTLD_NEXT)
+// from another library must still find the definition after *that* library.
+TEST(PreloadExports, DlsymRtldNextKeepsTheCallersScope) {
+  RunResult plain = run({SYNCSCOPE_DLSYM_NEXT});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, "next=2\n");
+  RunResult preloaded = run({SYNCSCOPE_DLSYM_NEXT}, {{"LD_PRELOAD", preload_path()}});
+  ASSERT_EQ(preloaded.exit_code, 0) << preloaded.err;
+  EXPECT_EQ(preloaded.out, "next=2\n");
+}
+
 }  // namespace
 }  // namespace syncscope::testing
