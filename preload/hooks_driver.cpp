@@ -15,6 +15,7 @@
 
 #include "preload/call_record.h"
 #include "preload/driver_hooks.h"
+#include "preload/hook_body.h"
 #include "preload/recorder.h"
 #include "preload/thread_state.h"
 #include "trace/api.h"
@@ -56,17 +57,7 @@ __attribute__((noinline, cold)) void* resolve(int index) { return resolve_real_d
     if (__builtin_expect(raw == nullptr, 0)) raw = resolve(kDriver_##name);                 \
     if (raw == nullptr) return CUDA_ERROR_NOT_FOUND;                                        \
     Fn real = reinterpret_cast<Fn>(raw);                                                    \
-    if (!recording() || tls_in_hook) return real args;                                      \
-    ThreadState* thread = current_thread_state();                                           \
-    if (thread == nullptr) return real args;                                                \
-    tls_in_hook = true;                                                                     \
-    CallRecord r(::syncscope::ApiId::name, stack);                                          \
-    describe;                                                                               \
-    r.begin();                                                                              \
-    CUresult result = real args;                                                            \
-    r.end(thread, static_cast<int>(result));                                                \
-    tls_in_hook = false;                                                                    \
-    return result;                                                                          \
+    SS_RECORDED_CALL(CUresult, ::syncscope::ApiId::name, stack, args, describe);            \
   }
 #include "trace/cuda_api_table.def"
 #undef SS_DRIVER_API

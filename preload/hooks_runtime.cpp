@@ -9,6 +9,7 @@
 
 #include "preload/call_record.h"
 #include "preload/cuda_private_api.h"
+#include "preload/hook_body.h"
 #include "preload/real_function.h"
 #include "preload/recorder.h"
 #include "preload/thread_state.h"
@@ -36,17 +37,7 @@ __attribute__((noinline, cold)) void* resolve(std::atomic<void*>& slot, const ch
     if (__builtin_expect(raw == nullptr, 0)) raw = resolve(real_slot, #name);             \
     if (raw == nullptr) return cudaErrorSharedObjectSymbolNotFound;                       \
     Fn real = reinterpret_cast<Fn>(raw);                                                  \
-    if (!recording() || tls_in_hook) return real args;                                    \
-    ThreadState* thread = current_thread_state();                                         \
-    if (thread == nullptr) return real args;                                              \
-    tls_in_hook = true;                                                                   \
-    CallRecord r(::syncscope::ApiId::name, stack);                                        \
-    describe;                                                                             \
-    r.begin();                                                                            \
-    cudaError_t result = real args;                                                       \
-    r.end(thread, result);                                                                \
-    tls_in_hook = false;                                                                  \
-    return result;                                                                        \
+    SS_RECORDED_CALL(cudaError_t, ::syncscope::ApiId::name, stack, args, describe);       \
   }
 #define SS_DRIVER_API(...)
 #include "trace/cuda_api_table.def"
