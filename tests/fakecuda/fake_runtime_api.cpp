@@ -6,6 +6,7 @@
 // Entry points with a _ptsz/_ptds twin share one implementation; the twin
 // reads stream 0 as the calling thread's per-thread default stream.
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <cstring>
@@ -774,5 +775,42 @@ FAKE_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   auto* g = reinterpret_cast<Graph*>(graph);
   if (g_graphs->erase(g) == 0) return fail(cudaErrorInvalidValue);
   delete g;  // instantiated execs copied its work
+  return cudaSuccess;
+}
+
+// ------------------------------------------------- driver entry points
+// As the real runtime does: ask libcuda.so.1 (here the fake driver,
+// fake_driver_api.cpp) through its cuGetProcAddress_v2, found with dlsym.
+namespace {
+
+using GetProcAddressV2 = int (*)(const char*, void**, int, unsigned long long, int*);
+
+cudaError_t driver_entry_point(const char* symbol, void** fn, int version, unsigned long long flags,
+                               cudaDriverEntryPointQueryResult* status) {
+  if (symbol == nullptr || fn == nullptr) return fail(cudaErrorInvalidValue);
+  static void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  auto get = libcuda ? reinterpret_cast<GetProcAddressV2>(dlsym(libcuda, "cuGetProcAddress_v2")) : nullptr;
+  if (get == nullptr) return fail(cudaErrorSharedObjectInitFailed);
+  int found = 0;
+  int result = get(symbol, fn, version, flags, &found);
+  if (status != nullptr) *status = static_cast<cudaDriverEntryPointQueryResult>(found);
+  return result == 0 ? cudaSuccess : fail(cudaErrorSymbolNotFound);
+}
+
+}  // namespace
+
+FAKE_API cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** fn, unsigned long long flags,
+                                             cudaDriverEntryPointQueryResult* status) {
+  return driver_entry_point(symbol, fn, CUDART_VERSION, flags, status);
+}
+FAKE_API cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** fn, unsigned int version,
+                                                      unsigned long long flags,
+                                                      cudaDriverEntryPointQueryResult* status) {
+  return driver_entry_point(symbol, fn, static_cast<int>(version), flags, status);
+}
+// The driver's handle of a kernel is, in this simulation, its host stub.
+FAKE_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t* f, const void* symbol) {
+  if (f == nullptr || symbol == nullptr) return fail(cudaErrorInvalidDeviceFunction);
+  *f = reinterpret_cast<cudaFunction_t>(const_cast<void*>(symbol));
   return cudaSuccess;
 }

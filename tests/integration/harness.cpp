@@ -131,4 +131,19 @@ std::vector<Event> events_of(const ProcessTrace& trace, ApiId api) {
   return out;
 }
 
+ProcessTrace record_one(const std::string& name, const std::vector<std::string>& args) {
+  std::string dir = fresh_dir(name);
+  std::vector<std::string> argv = {syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example(name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = run(argv, fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  EXPECT_EQ(traces.size(), 1u);
+  if (traces.empty()) return {};
+  EXPECT_TRUE(traces[0].complete) << traces[0].truncation;
+  EXPECT_EQ(traces[0].events_dropped, 0u);
+  EXPECT_EQ(traces[0].info("cuda_runtime"), "fake (simulated GPU)");
+  return std::move(traces[0]);
+}
+
 }  // namespace syncscope::testing

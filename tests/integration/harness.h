@@ -45,6 +45,10 @@ std::string preload_path();
 // Every trace in dir, read; fails the test on a read error.
 std::vector<ProcessTrace> load_traces(const std::string& dir);
 
+// Records one example (`syncscope run --no-report`) against the fake runtime
+// and returns its single, complete trace (test failures otherwise).
+ProcessTrace record_one(const std::string& name, const std::vector<std::string>& args);
+
 // Count of events of one API in a trace.
 size_t count_api(const ProcessTrace& trace, ApiId api);
 std::vector<Event> events_of(const ProcessTrace& trace, ApiId api);
