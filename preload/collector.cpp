@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
 #include "preload/thread_state.h"
+#include "trace/format.h"
 #include "trace/writer.h"
 
 namespace syncscope::preload {
@@ -207,8 +209,33 @@ void ensure_collector_running() {
   start_collector();
 }
 
+// A process that never called CUDA (a shell, a DataLoader worker) writes no
+// trace; one line in a shared log lets the report count it. One write(2)
+// with O_APPEND: lines from concurrent processes never interleave.
+void note_process_without_cuda() {
+  const Config& settings = config();
+  if (!settings.enabled || settings.output_dir[0] == '\0') return;
+  char path[4200];
+  std::snprintf(path, sizeof(path), "%s/%s", settings.output_dir, kProcessesWithoutCudaFile);
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;  // no output directory: nothing to count into
+  char exe[512] = {};
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n < 0) n = 0;
+  exe[n] = '\0';
+  char line[700];
+  int len = std::snprintf(line, sizeof(line), "%d %d %s\n", static_cast<int>(getpid()), static_cast<int>(getppid()), exe);
+  if (len > 0) {
+    ssize_t ignored = write(fd, line, static_cast<size_t>(len) < sizeof(line) ? len : sizeof(line) - 1);
+    (void)ignored;
+  }
+  close(fd);
+}
+
 void collector_shutdown() {
-  if (g_state.exchange(2, std::memory_order_acq_rel) != 1 || g_collector == nullptr) return;
+  int previous = g_state.exchange(2, std::memory_order_acq_rel);
+  if (previous == 0) note_process_without_cuda();
+  if (previous != 1 || g_collector == nullptr) return;
   Collector& c = *g_collector;
   if (!c.thread_running) return;
   {

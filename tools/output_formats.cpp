@@ -64,6 +64,10 @@ bool parse_output_formats(const std::vector<std::string>& specs, std::vector<Out
     if (!parse_output_format(spec, &f, error)) return false;
     parsed.push_back(f);
   }
+  // Files only: the text report still goes to the terminal.
+  bool to_stdout = false;
+  for (const OutputFormat& f : parsed) to_stdout |= f.file.empty();
+  if (!to_stdout) parsed.insert(parsed.begin(), OutputFormat{"text", ""});
   *out = std::move(parsed);
   return true;
 }

@@ -18,7 +18,8 @@ struct OutputFormat {
 
 // Parses "json", "sarif=out.sarif", "text"...; false with *error for anything else.
 bool parse_output_format(const std::string& spec, OutputFormat* out, std::string* error);
-// Parses every spec; an empty list leaves *out as it is (the default).
+// Parses every spec; an empty list leaves *out as it is (the default). When
+// every format goes to a file, text is added for standard output.
 bool parse_output_formats(const std::vector<std::string>& specs, std::vector<OutputFormat>* out, std::string* error);
 
 // Renders one format.

@@ -2,9 +2,22 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fstream>
+
+#include "trace/format.h"
 #include "trace/reader.h"
 
 namespace syncscope {
+namespace {
+
+size_t count_lines(const std::string& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+}  // namespace
 
 ReportOutcome report_directory(const std::string& dir, const ReportSettings& settings) {
   ReportOutcome outcome;
@@ -34,6 +47,7 @@ ReportOutcome report_directory(const std::string& dir, const ReportSettings& set
     return outcome;
   }
   Report report = build_report(traces, settings.analysis);
+  report.without_cuda += count_lines(dir + "/" + kProcessesWithoutCudaFile);
   outcome.gate_failed = report.gate_failed;
   if (!write_outputs(report, settings.formats, settings.display)) outcome.error = 1;
   if (report.gate_failed) {

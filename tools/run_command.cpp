@@ -70,7 +70,9 @@ bool prepare_output_dir(const std::string& dir, bool force) {
   std::vector<std::filesystem::path> old;
   if (std::filesystem::is_directory(dir, ec)) {
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == kTraceFileSuffix) old.push_back(entry.path());
+      if (entry.path().extension() == kTraceFileSuffix || entry.path().filename() == kProcessesWithoutCudaFile) {
+        old.push_back(entry.path());
+      }
     }
   }
   if (!old.empty() && !force) {

@@ -19,6 +19,9 @@ namespace syncscope {
 inline constexpr char kTraceMagic[8] = {'S', 'Y', 'N', 'C', 'S', 'C', 'O', 'P'};
 inline constexpr uint32_t kTraceVersion = 1;
 inline constexpr const char* kTraceFileSuffix = ".sstrace";
+// Beside the traces: one line "pid ppid exe" per process that loaded the
+// recorder but never called CUDA (so wrote no trace), for the report's count.
+inline constexpr const char* kProcessesWithoutCudaFile = "processes-without-cuda.log";
 // Payloads above this are treated as corruption, never allocated.
 inline constexpr uint32_t kMaxRecordPayload = 64u << 20;
 // Deepest native stack the recorder keeps.
