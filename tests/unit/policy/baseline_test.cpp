@@ -1,0 +1,83 @@
+#include "policy/baseline.h"
+
+#include <gtest/gtest.h>
+
+#include "policy/findings_diff.h"
+
+namespace syncscope {
+namespace {
+
+nlohmann::json finding(const std::string& category, const std::string& file, int line, const std::string& function,
+                       const std::string& source, double per_step = 1, const std::string& phase = "steady") {
+  return {{"category", category},
+          {"phase", phase},
+          {"api_sequence", "cudaStreamSynchronize"},
+          {"count", 40},
+          {"per_step", per_step},
+          {"host_blocked_us_per_step", 50.0},
+          {"suppressed", nullptr},
+          {"user_frame",
+           {{"file", file}, {"line", line}, {"function", function},
+            {"source", source.empty() ? nlohmann::json(nullptr) : nlohmann::json(source)}}}};
+}
+
+nlohmann::json document(std::vector<nlohmann::json> findings) {
+  return {{"schema", "syncscope/findings/v1"}, {"processes", {{{"findings", findings}}}}};
+}
+
+TEST(Identity, SurvivesLineShiftsAndCheckoutsElsewhere) {
+  FindingIdentity a = identity_from_json(finding("hidden-sync", "/ci/run1/train.py", 42, "step", "loss.item()"));
+  FindingIdentity b = identity_from_json(finding("hidden-sync", "/home/me/train.py", 57, "step", "  loss.item()"));
+  EXPECT_TRUE(same_site(a, b));
+  EXPECT_EQ(fingerprint(a), fingerprint(b));
+  FindingIdentity edited = identity_from_json(finding("hidden-sync", "/ci/train.py", 42, "step", "loss.item() / n"));
+  EXPECT_FALSE(same_site(a, edited));
+  FindingIdentity other_category = identity_from_json(finding("pageable-copy", "/ci/train.py", 42, "step", "loss.item()"));
+  EXPECT_FALSE(same_site(a, other_category));
+  // Without source text the line decides.
+  FindingIdentity no_source = identity_from_json(finding("hidden-sync", "/x/train.py", 42, "step", ""));
+  EXPECT_TRUE(same_site(no_source, identity_from_json(finding("hidden-sync", "/y/train.py", 42, "step", ""))));
+  EXPECT_FALSE(same_site(no_source, identity_from_json(finding("hidden-sync", "/y/train.py", 43, "step", ""))));
+  EXPECT_EQ(describe(a), "hidden-sync at train.py:42 in step");
+}
+
+TEST(Baseline, ChecksTheDocument) {
+  EXPECT_FALSE(baseline_from_json(nlohmann::json::object(), "x").ok());
+  EXPECT_FALSE(baseline_from_json({{"schema", "syncscope/findings/v9"}, {"processes", nlohmann::json::array()}}, "x").ok());
+  EXPECT_FALSE(baseline_from_json({{"schema", "syncscope/findings/v1"}}, "x").ok());
+  auto b = baseline_from_json(document({finding("hidden-sync", "t.py", 3, "f", "x.item()")}), "base.json");
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->contains(make_identity("hidden-sync", "/else/t.py", 9, "f", "x.item()")));
+  EXPECT_FALSE(b->contains(make_identity("hidden-sync", "/else/t.py", 3, "g", "x.item()")));
+  EXPECT_FALSE(load_baseline("/nonexistent.json").ok());
+}
+
+TEST(Diff, AddedFixedChangedUnchanged) {
+  nlohmann::json base = document({finding("hidden-sync", "t.py", 3, "f", "a.item()"),
+                                  finding("allocator-churn", "t.py", 5, "f", "torch.cuda.empty_cache()"),
+                                  finding("hidden-sync", "t.py", 7, "g", "b.item()", 1.0)});
+  nlohmann::json now = document({finding("hidden-sync", "t.py", 4, "f", "a.item()"),  // moved a line: unchanged
+                                 finding("hidden-sync", "t.py", 8, "g", "b.item()", 3.0),  // 3x as often
+                                 finding("pageable-copy", "t.py", 9, "h", "x.cuda()"),
+                                 finding("hidden-sync", "t.py", 1, "w", "c.item()", 1, "warmup")});
+  FindingsDiff diff = diff_findings(base, now, false);
+  ASSERT_EQ(diff.added.size(), 1u);
+  EXPECT_EQ(diff.added[0].id.category, "pageable-copy");
+  ASSERT_EQ(diff.fixed.size(), 1u);
+  EXPECT_EQ(diff.fixed[0].id.category, "allocator-churn");
+  ASSERT_EQ(diff.changed.size(), 1u);
+  EXPECT_EQ(diff.changed[0].change, "per step 1.00 -> 3.00");
+  EXPECT_EQ(diff.unchanged.size(), 1u);
+  // Warm-up findings count only when asked.
+  EXPECT_EQ(diff_findings(base, now, true).added.size(), 2u);
+}
+
+TEST(Diff, SuppressedFindingsAreLeftOut) {
+  nlohmann::json suppressed = finding("hidden-sync", "t.py", 3, "f", "a.item()");
+  suppressed["suppressed"] = {{"rule", "hidden-sync:f"}, {"source", "r:1"}};
+  FindingsDiff diff = diff_findings(document({}), document({suppressed}), false);
+  EXPECT_TRUE(diff.added.empty());
+}
+
+}  // namespace
+}  // namespace syncscope
