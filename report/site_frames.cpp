@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "report/source_paths.h"
+
 namespace syncscope {
 
 bool is_library_module(const std::string& module) {
@@ -45,7 +47,10 @@ SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer&
                         code != trace.python_code.end() ? code->second.function : "?"};
       if (!out.has_user && !is_library_python_file(f.file)) {
         out.has_user = true;
-        out.user = UserFrame{f.file, f.line, f.function, source_line(f.file, f.line), true};
+        // Python names files as the program opened them (often relative to
+        // its working directory, not ours).
+        std::string path = absolute_source_path(f.file, trace.info("cwd"));
+        out.user = UserFrame{f.file, f.line, f.function, source_line(path, f.line), true};
       }
       out.python.push_back(std::move(f));
     }
