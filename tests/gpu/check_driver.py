@@ -12,7 +12,11 @@ OUT_DIR):
   graph_replay            graph launches counted (one per step); no finding
                           in steady state
 
-    tests/gpu/check_driver.py OUT_DIR [STEPS]
+  driver_tour (with BUNDLE)  every way of fetching a driver function, on the
+                          real driver: at least the documented calls of each
+                          API (the real runtime's unhooked calls may add some)
+
+    tests/gpu/check_driver.py OUT_DIR [STEPS [BUNDLE]]
 """
 import json
 import os
@@ -91,6 +95,24 @@ else:
     check("graph_replay: graph launches counted", graphs >= steps, f"{graphs} graph launches")
     check("graph_replay: nothing in steady state", not found,
           ", ".join(f"{f['category']}:{(f.get('user_frame') or {}).get('line')}" for f in found) or "no findings")
+
+if len(sys.argv) > 3:
+    import subprocess
+    bundle = os.path.abspath(sys.argv[3])
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    tour_json = os.path.join(out_dir, "driver_tour.json")
+    run = subprocess.run([os.path.join(bundle, "bin", "syncscope"), "run", "--force", "--no-report", "-o",
+                          os.path.join(out_dir, "driver_tour-traces"), "--format", f"json={tour_json}", "--",
+                          os.path.join(bundle, "examples", "driver_tour")], capture_output=True, text=True, timeout=120)
+    check("driver_tour runs on the real driver", run.returncode == 0, run.stdout.strip() + run.stderr[-300:])
+    if os.path.exists(tour_json):
+        expected = json.load(open(os.path.join(root, "tests", "gpu", "driver_tour_expected.json")))
+        got = json.load(open(tour_json))["processes"][0]["api_counts"]
+        short = {k: (v, got.get(k, 0)) for k, v in expected.items() if got.get(k, 0) < v}
+        extra = {k: (expected.get(k, 0), v) for k, v in got.items()
+                 if k.startswith("cu") and not k.startswith("cuda") and v != expected.get(k, 0)}
+        check("driver_tour: every documented driver call recorded", not short, f"missing: {short}")
+        print(f"      driver calls beyond the documented ones (expected, seen): {extra or 'none'}")
 
 print(f"{failures} failed")
 sys.exit(1 if failures else 0)
