@@ -3,6 +3,7 @@
 // has a section per rank, counts the helper, and flags the straggler.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,30 @@ TEST(MultiProcess, GateNamesTheRankOverBudget) {
   std::string tail = r.out.substr(verdict);
   EXPECT_NE(tail.find("rank 1"), std::string::npos) << tail;
   EXPECT_EQ(tail.find("rank 0"), std::string::npos) << tail;
+}
+
+// `python -m module` behind a shell `cd && exec`: the interpreter inherits
+// the preload and its Python line is found.
+TEST(MultiProcess, PythonDashMBehindAShellWrapper) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  std::string dir = fresh_dir("python-m");
+  std::string command = "cd '" SYNCSCOPE_SOURCE_DIR "/examples/python' && exec python3 -m ctypes_sync_loop 40";
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + dir + "/r.json", "--", "/bin/sh",
+                     "-c", command},
+                    fake_runtime_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dir + "/r.json");
+  nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["processes"].size(), 1u);
+  bool found = false;
+  for (const auto& f : report["processes"][0]["findings"]) {
+    if (f["phase"] != "steady" || f["user_frame"].is_null()) continue;
+    std::string file = f["user_frame"]["file"];
+    const std::string suffix = "/ctypes_sync_loop.py";
+    found |= file.size() >= suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+             f["user_frame"]["line"] == 34;
+  }
+  EXPECT_TRUE(found) << report.dump(1);
 }
 
 }  // namespace
