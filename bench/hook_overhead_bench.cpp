@@ -17,12 +17,15 @@ using LaunchFn = cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaS
 using SyncFn = cudaError_t (*)(cudaStream_t);
 using RecordFn = cudaError_t (*)(cudaEvent_t, cudaStream_t);
 using CopyFn = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+using DriverLaunchFn = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
+                               void**, void**);
 
 struct Functions {
   LaunchFn launch_direct, launch_hooked;
   SyncFn sync_direct, sync_hooked;
   RecordFn record_direct, record_hooked;
   CopyFn copy_direct, copy_hooked;
+  DriverLaunchFn driver_launch_direct, driver_launch_hooked;
 };
 
 template <typename Fn>
@@ -51,6 +54,14 @@ const Functions& functions() {
     out.record_hooked = must<RecordFn>(dlsym(RTLD_DEFAULT, "cudaEventRecord"), "hooked record");
     out.copy_direct = must<CopyFn>(dlsym(runtime, "cudaMemcpyAsync"), "direct copy");
     out.copy_hooked = must<CopyFn>(dlsym(RTLD_DEFAULT, "cudaMemcpyAsync"), "hooked copy");
+    // A Triton launch: cuLaunchKernel looked up in libcuda's handle (the
+    // preload's dlsym hands out its wrapper); direct: the library's own.
+    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (driver != nullptr) {
+      auto own = reinterpret_cast<void* (*)()>(dlsym(driver, "syncscopeNullDriverLaunch"));
+      out.driver_launch_direct = own ? reinterpret_cast<DriverLaunchFn>(own()) : nullptr;
+      out.driver_launch_hooked = reinterpret_cast<DriverLaunchFn>(dlsym(driver, "cuLaunchKernel"));
+    }
     if (out.launch_direct == out.launch_hooked) {
       std::fprintf(stderr, "hook_overhead_bench: not running under the preload (LD_PRELOAD)\n");
       std::exit(2);
@@ -70,6 +81,19 @@ void launch(benchmark::State& state, LaunchFn fn) {
 
 void BM_LaunchDirect(benchmark::State& state) { launch(state, functions().launch_direct); }
 void BM_LaunchHooked(benchmark::State& state) { launch(state, functions().launch_hooked); }
+
+void driver_launch(benchmark::State& state, DriverLaunchFn fn) {
+  if (fn == nullptr) {
+    state.SkipWithError("no null libcuda.so.1 (bench/null-runtime)");
+    return;
+  }
+  void* args[1] = {nullptr};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(fn(reinterpret_cast<void*>(0x1234), 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr));
+  }
+}
+void BM_DriverLaunchDirect(benchmark::State& state) { driver_launch(state, functions().driver_launch_direct); }
+void BM_DriverLaunchHooked(benchmark::State& state) { driver_launch(state, functions().driver_launch_hooked); }
 
 void BM_EventRecordDirect(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(functions().record_direct(nullptr, nullptr));
@@ -102,6 +126,8 @@ constexpr int64_t kHotIterations = 1 << 20;
 constexpr int64_t kStackIterations = 1 << 14;
 BENCHMARK(BM_LaunchDirect)->Iterations(kHotIterations)->Repetitions(15)->ReportAggregatesOnly(true);
 BENCHMARK(BM_LaunchHooked)->Iterations(kHotIterations)->Repetitions(15)->ReportAggregatesOnly(true);
+BENCHMARK(BM_DriverLaunchDirect)->Iterations(kHotIterations)->Repetitions(15)->ReportAggregatesOnly(true);
+BENCHMARK(BM_DriverLaunchHooked)->Iterations(kHotIterations)->Repetitions(15)->ReportAggregatesOnly(true);
 BENCHMARK(BM_EventRecordDirect)->Iterations(kHotIterations)->Repetitions(15)->ReportAggregatesOnly(true);
 BENCHMARK(BM_EventRecordHooked)->Iterations(kHotIterations)->Repetitions(15)->ReportAggregatesOnly(true);
 BENCHMARK(BM_StreamSyncDirect)->Iterations(kStackIterations)->Repetitions(9)->ReportAggregatesOnly(true);
