@@ -48,11 +48,21 @@ struct Collector {
   uint64_t events_written = 0;
   uint64_t drops_from_freed_rings = 0;
   std::vector<Event> scratch;
+  // collector_flush_now: a request counter and the last request served.
+  uint64_t flush_requested = 0;
+  uint64_t flush_done = 0;
+  std::condition_variable flushed;
 };
 
 alignas(Collector) unsigned char g_storage[sizeof(Collector)];
 Collector* g_collector = nullptr;
-std::atomic<int> g_state{0};  // 0 not started, 1 starting/running, 2 shut down
+// 0 not started (starts lazily), 1 starting/running, 2 shut down,
+// 3 idle between sessions (starts only through collector_start_session).
+std::atomic<int> g_state{0};
+bool g_sessions = false;     // collector_use_sessions() was called
+std::mutex g_session_mutex;  // serialises session start/stop with the exit-time shutdown
+char g_trace_path[4200] = {};
+std::atomic<void (*)()> g_periodic{nullptr};
 uint64_t g_start_monotonic_ns = 0;
 uint64_t g_start_realtime_ns = 0;
 
@@ -92,7 +102,7 @@ void drain(Collector& c) {
       c.writer.add_events(c.scratch.data(), n);
       c.events_written += n;
     }
-    uint64_t dropped = state->ring.dropped();
+    uint64_t dropped = state->ring.dropped() - state->drops_baseline;
     if (dropped != state->drops_reported) {
       c.writer.add_drops(state->tid, dropped);
       state->drops_reported = dropped;
@@ -120,7 +130,7 @@ void drain(Collector& c) {
 
 uint64_t total_dropped(const Collector& c) {
   uint64_t total = c.drops_from_freed_rings;
-  for (ThreadState* s = registry_head(); s != nullptr; s = s->next) total += s->ring.dropped();
+  for (ThreadState* s = registry_head(); s != nullptr; s = s->next) total += s->ring.dropped() - s->drops_baseline;
   return total;
 }
 
@@ -138,15 +148,23 @@ void* collector_main(void*) {
   std::unique_lock<std::mutex> lock(c.mutex);
   write_process_info(c.writer);
   while (!c.stop) {
+    uint64_t request = c.flush_requested;
     drain(c);
     flush(c);
-    c.wake.wait_for(lock, std::chrono::milliseconds(config().flush_ms));
+    c.flush_done = request;
+    c.flushed.notify_all();
+    if (auto task = g_periodic.load(std::memory_order_acquire)) task();
+    if (c.flush_requested == c.flush_done && !c.stop) {
+      c.wake.wait_for(lock, std::chrono::milliseconds(config().flush_ms));
+    }
   }
   drain(c);
   EndPayload end{monotonic_ns(), c.events_written, total_dropped(c), stack_table().dropped()};
   c.writer.add_end(end);
   flush(c);
   c.writer.close();
+  c.flush_done = c.flush_requested;
+  c.flushed.notify_all();
   return nullptr;
 }
 
@@ -171,7 +189,7 @@ bool open_trace(Collector& c) {
   return true;
 }
 
-void start_collector() {
+bool start_collector() {
   g_collector = new (g_storage) Collector();
   Collector& c = *g_collector;
   c.scratch.resize(4096);
@@ -181,8 +199,9 @@ void start_collector() {
   }
   if (!open_trace(c)) {
     stop_recording();
-    return;
+    return false;
   }
+  std::snprintf(g_trace_path, sizeof(g_trace_path), "%s", c.writer.path().c_str());
   // The collector must never receive the target's signals: block them all
   // in the new thread (the mask is inherited), then restore ours.
   sigset_t all, old;
@@ -194,10 +213,41 @@ void start_collector() {
     log_warning("cannot start the collector thread (%s); recording disabled", std::strerror(rc));
     c.writer.close();
     stop_recording();
-    return;
+    return false;
   }
   pthread_setname_np(c.thread, "syncscope");
   c.thread_running = true;
+  return true;
+}
+
+// Stops the collector thread after its final drain; false if it did not
+// finish in time (a wedged filesystem must not hang the target).
+bool join_collector(Collector& c) {
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.stop = true;
+  }
+  c.wake.notify_all();
+  timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 5;
+  if (pthread_timedjoin_np(c.thread, nullptr, &deadline) != 0) return false;
+  c.thread_running = false;
+  return true;
+}
+
+// Before a new session: what the rings still hold was pushed by calls that
+// raced the last stop (or before any session); it belongs to no session.
+// Only called with no collector thread, so this thread is the sole consumer.
+void forget_previous_sessions() {
+  Event discard[256];
+  for (ThreadState* state = registry_head(); state != nullptr; state = state->next) {
+    while (state->ring.pop(discard, 256) > 0) {
+    }
+    state->name_written = false;
+    state->drops_baseline = state->ring.dropped();
+    state->drops_reported = 0;
+  }
 }
 
 }  // namespace
@@ -208,6 +258,60 @@ void ensure_collector_running() {
   if (!g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
   start_collector();
 }
+
+void collector_use_sessions() {
+  g_sessions = true;
+  int expected = 0;
+  g_state.compare_exchange_strong(expected, 3, std::memory_order_acq_rel);
+}
+
+bool collector_start_session(char* error, unsigned long error_size) {
+  std::lock_guard<std::mutex> session(g_session_mutex);
+  int expected = 3;
+  if (!g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    std::snprintf(error, error_size, "%s",
+                  expected == 2 ? "the process is exiting" : "the recorder is already running");
+    return false;
+  }
+  if (g_collector != nullptr) {
+    g_collector->~Collector();
+    g_collector = nullptr;
+  }
+  forget_previous_sessions();
+  g_start_monotonic_ns = 0;
+  if (!start_collector()) {
+    std::snprintf(error, error_size, "cannot create a trace in %s (see the target's stderr)", config().output_dir);
+    g_state.store(3, std::memory_order_release);
+    return false;
+  }
+  return true;
+}
+
+bool collector_flush_now() {
+  if (g_state.load(std::memory_order_acquire) != 1 || g_collector == nullptr) return false;
+  Collector& c = *g_collector;
+  std::unique_lock<std::mutex> lock(c.mutex);
+  uint64_t want = ++c.flush_requested;
+  c.wake.notify_all();
+  return c.flushed.wait_for(lock, std::chrono::seconds(5), [&] { return c.flush_done >= want; });
+}
+
+unsigned long long collector_stop_session() {
+  std::lock_guard<std::mutex> session(g_session_mutex);
+  if (g_state.load(std::memory_order_acquire) != 1 || g_collector == nullptr) return 0;
+  Collector& c = *g_collector;
+  if (c.thread_running && !join_collector(c)) {
+    log_warning("trace flush did not finish within 5 s; recording is off for good");
+    g_state.store(2, std::memory_order_release);
+    return c.events_written;
+  }
+  g_state.store(3, std::memory_order_release);
+  return c.events_written;
+}
+
+const char* collector_trace_path() { return g_trace_path; }
+
+void collector_set_periodic(void (*task)()) { g_periodic.store(task, std::memory_order_release); }
 
 // A process that never called CUDA (a shell, a DataLoader worker) writes no
 // trace; one line in a shared log lets the report count it. One write(2)
@@ -233,21 +337,15 @@ void note_process_without_cuda() {
 }
 
 void collector_shutdown() {
+  // A session being started or stopped finishes first (bounded by its join).
+  std::lock_guard<std::mutex> session(g_session_mutex);
   int previous = g_state.exchange(2, std::memory_order_acq_rel);
-  if (previous == 0) note_process_without_cuda();
+  if (previous == 0 && !g_sessions) note_process_without_cuda();
   if (previous != 1 || g_collector == nullptr) return;
   Collector& c = *g_collector;
   if (!c.thread_running) return;
-  {
-    std::lock_guard<std::mutex> lock(c.mutex);
-    c.stop = true;
-  }
-  c.wake.notify_all();
   // Bounded: a wedged filesystem must not hang the target's exit.
-  timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += 5;
-  if (pthread_timedjoin_np(c.thread, nullptr, &deadline) != 0) {
+  if (!join_collector(c)) {
     log_warning("trace flush did not finish within 5 s at exit; the trace may lack its end");
   }
 }
@@ -269,7 +367,17 @@ void collector_after_fork_child() {
     g_collector->writer.close_without_flush();
     g_collector = nullptr;
   }
+  // The control thread may have held it at fork; it does not exist here.
+  new (&g_session_mutex) std::mutex();
   g_start_monotonic_ns = 0;
+  if (g_sessions) {
+    // A child of a dormant or attached process has no control endpoint to
+    // end a session with: it stays dormant (fork without exec; an exec'd
+    // child loads the preload afresh).
+    if (g_state.load(std::memory_order_relaxed) != 2) g_state.store(3, std::memory_order_release);
+    g_recording.store(false, std::memory_order_relaxed);
+    return;
+  }
   if (g_state.load(std::memory_order_relaxed) != 2) g_state.store(0, std::memory_order_release);
   if (g_state.load(std::memory_order_relaxed) == 0 && config().enabled) {
     g_recording.store(true, std::memory_order_relaxed);

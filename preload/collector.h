@@ -9,6 +9,24 @@ namespace syncscope::preload {
 
 // Starts the collector if this process has none yet (cheap when it has).
 void ensure_collector_running();
+
+// Sessions (dormant or attached processes, preload/session.h). The collector
+// then starts only through collector_start_session and, after
+// collector_stop_session, waits idle for the next one.
+void collector_use_sessions();
+// Opens a new trace in config().output_dir and starts the thread. Stale
+// events left in the rings from before are discarded. False (with a reason)
+// if the process is exiting or the trace cannot be created.
+bool collector_start_session(char* error, unsigned long error_size);
+// Waits until everything recorded so far is on disk (bounded: 5 s).
+bool collector_flush_now();
+// Final drain, end record, close, join; then idle. Returns events written.
+unsigned long long collector_stop_session();
+// A task the collector thread runs after each flush while a session
+// records (attach rescans for newly loaded objects); nullptr for none.
+void collector_set_periodic(void (*task)());
+// The trace file of the current or last session ("" if none).
+const char* collector_trace_path();
 // Final drain, end record, close. Called once at exit.
 void collector_shutdown();
 // fork(2) handlers: pause draining across fork; the child starts afresh.

@@ -55,6 +55,7 @@ Config config_from_environment() {
   }
   const char* clock = std::getenv("SYNCSCOPE_CLOCK");
   c.force_monotonic_clock = clock != nullptr && std::strcmp(clock, "monotonic") == 0;
+  c.dormant = is_true(std::getenv("SYNCSCOPE_DORMANT"));
   return c;
 }
 

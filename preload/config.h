@@ -15,6 +15,7 @@ struct Config {
   bool python = true;               // SYNCSCOPE_PYTHON=0 disables Python frames
   int log_level = 1;                // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug
   bool force_monotonic_clock = false;  // SYNCSCOPE_CLOCK=monotonic: never use the TSC
+  bool dormant = false;             // SYNCSCOPE_DORMANT=1: hooks in, recording off until `syncscope attach`
 };
 
 // Parses the environment; no allocation, safe to call from a library constructor.

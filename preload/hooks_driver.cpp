@@ -16,6 +16,7 @@
 #include "preload/call_record.h"
 #include "preload/driver_hooks.h"
 #include "preload/hook_body.h"
+#include "preload/load_mode.h"
 #include "preload/recorder.h"
 #include "preload/thread_state.h"
 #include "trace/api.h"
@@ -144,7 +145,7 @@ void* loaded_libcuda() {
 
 void* resolve_real_driver_function(int index) {
   if (index < 0 || index >= kDriverCount) return nullptr;
-  void* fn = real_dlsym()(RTLD_NEXT, kRows[index].name);
+  void* fn = loaded_late() ? nullptr : real_dlsym()(RTLD_NEXT, kRows[index].name);
   if (fn == nullptr) {
     void* libcuda = loaded_libcuda();
     if (libcuda != nullptr) fn = real_dlsym()(libcuda, kRows[index].name);

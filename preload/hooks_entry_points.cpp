@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "preload/driver_hooks.h"
+#include "preload/load_mode.h"
 #include "preload/real_function.h"
 
 #define SS_EXPORT __attribute__((visibility("default")))
@@ -30,8 +31,21 @@ DlsymFn real_dlsym() {
   if (__builtin_expect(fn != nullptr, 1)) return fn;
   // dlsym moved into libc in glibc 2.34; before that it was libdl's
   // GLIBC_2.2.5 (x86_64) or GLIBC_2.17 (aarch64).
+  // Loaded late, this library is in no global search list and RTLD_NEXT
+  // has no meaning for it: ask libc (or the old libdl) by handle.
+  void* late_handles[2] = {nullptr, nullptr};
+  if (loaded_late()) {
+    late_handles[0] = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    late_handles[1] = dlopen("libdl.so.2", RTLD_LAZY | RTLD_NOLOAD);
+  }
   for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"}) {
-    fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", version));
+    if (!loaded_late()) {
+      fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", version));
+    } else {
+      for (void* handle : late_handles) {
+        if (fn == nullptr && handle != nullptr) fn = reinterpret_cast<DlsymFn>(dlvsym(handle, "dlsym", version));
+      }
+    }
     if (fn != nullptr) break;
   }
   real.store(fn, std::memory_order_release);
@@ -49,7 +63,7 @@ std::atomic<void*> g_get_proc_v2{nullptr};
 void* real_driver_entry(std::atomic<void*>& slot, const char* name, void* own) {
   void* fn = slot.load(std::memory_order_acquire);
   if (fn != nullptr) return fn;
-  fn = real_dlsym()(RTLD_NEXT, name);
+  fn = loaded_late() ? nullptr : real_dlsym()(RTLD_NEXT, name);
   if (fn == nullptr && loaded_libcuda() != nullptr) fn = real_dlsym()(loaded_libcuda(), name);
   if (fn == nullptr || fn == own) return nullptr;
   void* expected = nullptr;
@@ -115,10 +129,27 @@ bool is_driver_name(const char* symbol) {
 // address, so that case must reach the real dlsym with the caller's frame
 // untouched: a tail jump, which only assembly guarantees. Every other
 // lookup goes to syncscope_dlsym_lookup, which swaps driver functions.
-extern "C" __attribute__((visibility("hidden"))) void* syncscope_dlsym_lookup(void* handle, const char* symbol) {
-  DlsymFn real = real_dlsym();
-  if (!is_driver_name(symbol)) return real(handle, symbol);
+// `caller` is the caller's return address: RTLD_DEFAULT also searches the
+// caller's own dependencies when it was loaded RTLD_LOCAL (a Python
+// extension), and the real dlsym now sees this library as the caller.
+static void* default_lookup_as_caller(syncscope::preload::DlsymFn real, const char* symbol, void* caller) {
+  Dl_info where{};
+  if (caller == nullptr || dladdr(caller, &where) == 0 || where.dli_fname == nullptr || where.dli_fname[0] == '\0') {
+    return nullptr;
+  }
+  void* handle = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return nullptr;
   void* fn = real(handle, symbol);
+  dlclose(handle);
+  return fn;
+}
+
+extern "C" __attribute__((visibility("hidden"))) void* syncscope_dlsym_lookup(void* handle, const char* symbol,
+                                                                              void* caller) {
+  DlsymFn real = real_dlsym();
+  void* fn = real(handle, symbol);
+  if (fn == nullptr && handle == RTLD_DEFAULT) fn = default_lookup_as_caller(real, symbol, caller);
+  if (!is_driver_name(symbol)) return fn;
   void* swapped = swap_entry_point(symbol, fn);
   if (swapped != fn) return swapped;
   return driver_wrapper_for(symbol, fn, 0, 0, /*exact_name=*/true);
@@ -134,6 +165,7 @@ __asm__(
     ".globl dlsym\n"
     ".type dlsym, @function\n"
     "dlsym:\n"
+    "  movq (%rsp), %rdx\n"                 // the caller's return address
     "  cmpq $-1, %rdi\n"                    // RTLD_NEXT is (void*)-1
     "  jne syncscope_dlsym_lookup\n"
     "  pushq %rdi\n"
@@ -151,6 +183,7 @@ __asm__(
     ".globl dlsym\n"
     ".type dlsym, %function\n"
     "dlsym:\n"
+    "  mov x2, x30\n"                       // the caller's return address
     "  cmn x0, #1\n"
     "  b.ne syncscope_dlsym_lookup\n"
     "  stp x0, x1, [sp, #-32]!\n"

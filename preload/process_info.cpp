@@ -14,6 +14,11 @@
 namespace syncscope::preload {
 namespace {
 
+std::vector<std::pair<std::string, std::string>>& session_info() {
+  static auto* info = new std::vector<std::pair<std::string, std::string>>();  // never destroyed: used at exit
+  return *info;
+}
+
 std::string read_small_file(const char* path) {
   std::string out;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -43,6 +48,8 @@ bool runtime_is_simulated() {
 
 }  // namespace
 
+void set_session_info(std::vector<std::pair<std::string, std::string>> info) { session_info() = std::move(info); }
+
 void write_process_info(TraceWriter& writer) {
   std::string cmdline = read_small_file("/proc/self/cmdline");
   // NUL-separated arguments: kept as they are in "argv0", "argv1", ... and
@@ -71,6 +78,7 @@ void write_process_info(TraceWriter& writer) {
   writer.add_process_info("unwinder", stack_unwinder_name());
   writer.add_process_info("clock", clock_uses_tsc() ? "tsc" : "monotonic");
   writer.add_process_info("syncscope_version", SYNCSCOPE_VERSION);
+  for (const auto& [key, value] : session_info()) writer.add_process_info(key, value);
 }
 
 }  // namespace syncscope::preload

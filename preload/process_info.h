@@ -3,6 +3,10 @@
 // report can say what it is looking at. Collector thread only.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace syncscope {
 class TraceWriter;
 }
@@ -10,5 +14,9 @@ class TraceWriter;
 namespace syncscope::preload {
 
 void write_process_info(TraceWriter& writer);
+
+// Extra key/value pairs for the next trace's process record (how a session
+// was attached, what it cannot see). Set before the session's collector starts.
+void set_session_info(std::vector<std::pair<std::string, std::string>> info);
 
 }  // namespace syncscope::preload

@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "preload/import_patch.h"
+#include "preload/load_mode.h"
 #include "preload/log.h"
 #include "preload/python_frames.h"
 #include "preload/recorder.h"
@@ -103,10 +104,19 @@ void restore_thread_hook(void* thread_state) {
   RestoreFn real = real_restore();
   if (real != nullptr) real(thread_state);  // nothing to restore to without Python
   ThreadState* thread = tls_state;
-  if (__builtin_expect(thread != nullptr && thread->pending_count > 0, 0) && !tls_in_hook) complete_pending(thread);
+  if (__builtin_expect(thread != nullptr && thread->pending_count > 0, 0) && !tls_in_hook) {
+    if (!recording()) {
+      thread->pending_count = 0;  // owed to a session that has ended
+      return;
+    }
+    complete_pending(thread);
+  }
 }
 
 void route_gil_reacquire_here() {
+  // Loaded late, attach redirected these slots with every other hook, and
+  // puts them back when it detaches (import_redirection.h).
+  if (loaded_late()) return;
   int written = patch_imports("PyEval_RestoreThread", reinterpret_cast<void*>(&restore_thread_hook));
   static std::atomic<int> calls{0};
   if (written > 0 || calls.fetch_add(1, std::memory_order_relaxed) == 0) {

@@ -4,10 +4,12 @@
 
 #include <initializer_list>
 
+#include "preload/load_mode.h"
+
 namespace syncscope::preload {
 
 void* find_real_function(const char* name) {
-  void* fn = dlsym(RTLD_NEXT, name);
+  void* fn = next_definition(name);
   if (fn != nullptr) return fn;
   for (const char* library : {"libcudart.so.13", "libcudart.so"}) {
     void* handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD);

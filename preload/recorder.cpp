@@ -5,6 +5,8 @@
 #include "preload/clock.h"
 #include "preload/collector.h"
 #include "preload/config.h"
+#include "preload/control_endpoint.h"
+#include "preload/load_mode.h"
 #include "preload/log.h"
 #include "preload/pinned_map.h"
 #include "preload/stack_capture.h"
@@ -23,12 +25,14 @@ void on_fork_prepare() { collector_before_fork(); }
 void on_fork_parent() { collector_after_fork_parent(); }
 void on_fork_child() {
   registry_reset_in_child();
+  control_endpoint_after_fork_child();
   collector_after_fork_child();
 }
 
 // Runs when the preload loads: before the target's main(), or at dlopen
 // time. Everything here must be cheap and must not call CUDA.
 __attribute__((constructor)) void recorder_init() {
+  decide_load_mode();
   set_config(config_from_environment());
   const Config& settings = config();
   if (!settings.enabled) return;
@@ -42,6 +46,13 @@ __attribute__((constructor)) void recorder_init() {
     return;
   }
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+  if (settings.dormant || loaded_late()) {
+    // Hooks in, recording off until `syncscope attach` starts a session
+    // through the control endpoint (one relaxed load per hooked call).
+    collector_use_sessions();
+    control_endpoint_start();
+    return;
+  }
   g_recording.store(true, std::memory_order_release);
   log_debug("recording into %s", settings.output_dir);
 }

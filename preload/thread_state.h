@@ -34,6 +34,7 @@ struct ThreadState {
   PendingEvent pending[kMaxPending];
   // Collector-owned bookkeeping.
   uint64_t drops_reported = 0;
+  uint64_t drops_baseline = 0;  // ring.dropped() when the current session began
   bool name_written = false;
 
   explicit ThreadState(Event* storage, uint32_t capacity) : ring(storage, capacity) {}

@@ -1,0 +1,149 @@
+#include "preload/control_endpoint.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "preload/log.h"
+#include "preload/session.h"
+#include "preload/thread_state.h"
+
+namespace syncscope::preload {
+namespace {
+
+int g_listen_fd = -1;
+
+// Reads one command line (without its newline) from `fd`; false on EOF or
+// error. Commands are short: anything longer than 8 KiB is refused.
+bool read_line(int fd, std::string* buffer, std::string* line) {
+  for (;;) {
+    size_t newline = buffer->find('\n');
+    if (newline != std::string::npos) {
+      *line = buffer->substr(0, newline);
+      buffer->erase(0, newline + 1);
+      return true;
+    }
+    if (buffer->size() > 8192) return false;
+    char chunk[512];
+    ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buffer->append(chunk, static_cast<size_t>(n));
+  }
+}
+
+void reply(int fd, std::string text) {
+  text += '\n';
+  size_t sent = 0;
+  while (sent < text.size()) {
+    ssize_t n = send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    sent += static_cast<size_t>(n);
+  }
+}
+
+bool same_user(int fd) {
+  ucred peer{};
+  socklen_t length = sizeof(peer);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) return false;
+  return peer.uid == getuid() || peer.uid == geteuid();
+}
+
+std::string handle(const std::string& line) {
+  if (line == "hello") return session_describe();
+  if (line.rfind("start ", 0) == 0) return session_start(line.substr(6));
+  if (line == "flush") return session_flush();
+  if (line == "stop") return session_stop();
+  return "error unknown command: " + line.substr(0, 64);
+}
+
+// Serves one client until it hangs up; a session it leaves running is stopped.
+void serve(int client) {
+  std::string buffer, line;
+  bool started_here = false;
+  while (read_line(client, &buffer, &line)) {
+    std::string answer = handle(line);
+    if (line.rfind("start ", 0) == 0 && answer.rfind("ok", 0) == 0) started_here = true;
+    if (line == "stop") started_here = false;
+    reply(client, answer);
+  }
+  if (started_here && session_active()) {
+    log_warning("attach: the syncscope client went away without stopping; recording stopped");
+    session_stop();
+  }
+}
+
+void* control_main(void*) {
+  tls_in_hook = true;  // nothing this thread does is the target's work
+  for (;;) {
+    int client = accept4(g_listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EBADF || errno == EINVAL) return nullptr;  // closed (fork child, shutdown)
+      usleep(100000);
+      continue;
+    }
+    if (!same_user(client)) {
+      reply(client, "error not permitted: the control endpoint serves only its own user");
+    } else {
+      serve(client);
+    }
+    close(client);
+  }
+}
+
+}  // namespace
+
+void control_endpoint_start() {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    log_warning("dormant: no control socket (%s); `syncscope attach` cannot reach this process", std::strerror(errno));
+    return;
+  }
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  // Abstract namespace: the leading NUL; nothing on disk to clean up.
+  int length = std::snprintf(address.sun_path + 1, sizeof(address.sun_path) - 1, "syncscope.%d", getpid());
+  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + length);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), size) != 0 || listen(fd, 4) != 0) {
+    log_warning("dormant: cannot bind @syncscope.%d (%s); `syncscope attach` cannot reach this process", getpid(),
+                std::strerror(errno));
+    close(fd);
+    return;
+  }
+  g_listen_fd = fd;
+  // The thread must never receive the target's signals.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t thread;
+  int rc = pthread_create(&thread, nullptr, control_main, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) {
+    log_warning("dormant: cannot start the control thread (%s)", std::strerror(rc));
+    close(fd);
+    g_listen_fd = -1;
+    return;
+  }
+  pthread_detach(thread);
+  pthread_setname_np(thread, "syncscope-ctl");
+  log_debug("dormant: control endpoint @syncscope.%d", getpid());
+}
+
+void control_endpoint_after_fork_child() {
+  if (g_listen_fd >= 0) {
+    close(g_listen_fd);
+    g_listen_fd = -1;
+  }
+}
+
+}  // namespace syncscope::preload

@@ -1,0 +1,34 @@
+// Attach's way in (syncscope attach into a process that was not started
+// with the preload): this library, loaded late, cannot outrank libcudart's
+// and libcuda's definitions, so every import slot that binds one of its
+// hooked symbols (the runtime and driver functions, the driver entry-point
+// lookups, dlsym, PyEval_RestoreThread) in the already-loaded objects is
+// pointed at the hook instead, remembering what it held. Detaching puts
+// every slot back exactly as it was.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace syncscope::preload {
+
+struct RedirectionSummary {
+  int slots = 0;                    // slots currently pointing at our hooks
+  std::vector<std::string> objects;  // "libtorch_cuda.so (57)", one per object with slots
+};
+
+// Redirects the slots of objects not scanned yet (new ones since the last
+// call; all on the first). Returns how many slots this call wrote.
+int redirect_imports();
+
+struct RestoreResult {
+  int restored = 0;  // slots written back to their original value
+  int left = 0;      // slots that no longer held our hook (someone else wrote them): left alone
+  int gone = 0;      // slots of objects unloaded meanwhile
+};
+// Puts every redirected slot back; forgets them.
+RestoreResult restore_imports();
+
+RedirectionSummary redirection_summary();
+
+}  // namespace syncscope::preload

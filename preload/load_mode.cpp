@@ -1,0 +1,58 @@
+#include "preload/load_mode.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace syncscope::preload {
+namespace {
+
+LoadMode g_mode = LoadMode::kPreloaded;
+
+// Basename of this library's file ("libsyncscope.so"), from the loader.
+const char* own_basename() {
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&decide_load_mode), &self) == 0 || self.dli_fname == nullptr) return nullptr;
+  const char* slash = std::strrchr(self.dli_fname, '/');
+  return slash != nullptr ? slash + 1 : self.dli_fname;
+}
+
+// LD_PRELOAD is a list separated by spaces or colons; an entry names this
+// library when its last path component is our basename.
+bool preload_list_names(const char* list, const char* basename) {
+  const size_t length = std::strlen(basename);
+  for (const char* p = list; *p != '\0';) {
+    while (*p == ' ' || *p == ':') ++p;
+    const char* end = p;
+    while (*end != '\0' && *end != ' ' && *end != ':') ++end;
+    const char* name = p;
+    for (const char* q = p; q < end; ++q) {
+      if (*q == '/') name = q + 1;
+    }
+    if (static_cast<size_t>(end - name) == length && std::strncmp(name, basename, length) == 0) return true;
+    p = end;
+  }
+  return false;
+}
+
+}  // namespace
+
+void decide_load_mode() {
+  // A library the constructor runs for at startup through LD_PRELOAD is in
+  // that variable (nothing can have edited it before the constructors run);
+  // one injected into a running process is not.
+  const char* list = std::getenv("LD_PRELOAD");
+  const char* basename = own_basename();
+  bool preloaded = list != nullptr && basename != nullptr && preload_list_names(list, basename);
+  g_mode = preloaded ? LoadMode::kPreloaded : LoadMode::kLate;
+}
+
+LoadMode load_mode() { return g_mode; }
+
+void* next_definition(const char* name) {
+  if (g_mode == LoadMode::kLate) return nullptr;
+  return dlsym(RTLD_NEXT, name);
+}
+
+}  // namespace syncscope::preload

@@ -1,0 +1,148 @@
+#include "preload/session.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "preload/collector.h"
+#include "preload/config.h"
+#include "preload/import_redirection.h"
+#include "preload/load_mode.h"
+#include "preload/log.h"
+#include "preload/process_info.h"
+#include "preload/recorder.h"
+
+namespace syncscope::preload {
+namespace {
+
+std::atomic<bool> g_active{false};
+
+bool object_loaded(const char* fragment) {
+  struct Search {
+    const char* fragment;
+    bool found;
+  } search{fragment, false};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* s = static_cast<Search*>(data);
+        if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, s->fragment) != nullptr) s->found = true;
+        return s->found ? 1 : 0;
+      },
+      &search);
+  return search.found;
+}
+
+// What a late-loaded recorder cannot see, for the report's header: calls
+// made through function pointers handed out before the attach.
+std::vector<std::string> blind_spots() {
+  std::vector<std::string> spots;
+  spots.push_back(
+      "driver functions the CUDA runtime fetched when it started (its own cuLaunchKernel, cuMemcpy...): "
+      "runtime calls are recorded, their driver-level twins are not");
+  std::string cached = "driver function pointers looked up before the attach (dlsym, cuGetProcAddress, "
+                       "cudaGetDriverEntryPoint)";
+  if (object_loaded("libtorch_cuda")) cached += ": PyTorch's driver table (expandable segments' cuMemCreate/cuMemMap)";
+  if (object_loaded("triton")) cached += ", Triton launchers already built";
+  spots.push_back(cached);
+  std::string privately;
+  for (const char* library : {"libcublasLt", "libcublas.", "libcudnn", "libnccl", "libcufft", "libcusparse"}) {
+    if (!object_loaded(library)) continue;
+    if (!privately.empty()) privately += ", ";
+    std::string name = library;
+    if (name.back() == '.') name.pop_back();
+    privately += name;
+  }
+  if (!privately.empty()) {
+    spots.push_back("work these libraries launch through their own copy of the runtime or cached driver pointers: " +
+                    privately);
+  }
+  return spots;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const std::string& part : parts) {
+    if (!out.empty()) out += separator;
+    out += part;
+  }
+  return out;
+}
+
+// The trace's process record says how this session was recorded.
+void describe_session_in_trace(int redirected) {
+  std::vector<std::pair<std::string, std::string>> info;
+  info.emplace_back("attach.mode", loaded_late() ? "injected" : "dormant");
+  if (loaded_late()) {
+    RedirectionSummary summary = redirection_summary();
+    info.emplace_back("attach.redirected_slots", std::to_string(redirected));
+    info.emplace_back("attach.redirected_objects", join(summary.objects, ", "));
+    std::vector<std::string> spots = blind_spots();
+    for (size_t i = 0; i < spots.size(); ++i) info.emplace_back("attach.not_seen." + std::to_string(i + 1), spots[i]);
+  }
+  set_session_info(std::move(info));
+}
+
+}  // namespace
+
+bool session_active() { return g_active.load(std::memory_order_acquire); }
+
+std::string session_describe() {
+  return "ok syncscope " SYNCSCOPE_VERSION " pid " + std::to_string(getpid()) + " mode " +
+         (loaded_late() ? "injected" : "dormant") + " state " + (recording() ? "recording" : "idle");
+}
+
+std::string session_start(const std::string& output_dir) {
+  if (session_active()) return "error a session is already recording this process";
+  if (recording()) return "error this process is already recording (started without --dormant)";
+  if (output_dir.empty() || output_dir[0] != '/') return "error the output directory must be an absolute path";
+  if (output_dir.size() >= sizeof(Config{}.output_dir)) return "error the output directory path is too long";
+  if (access(output_dir.c_str(), W_OK | X_OK) != 0) {
+    return "error the process cannot write to " + output_dir + ": " + std::strerror(errno);
+  }
+  Config settings = config();
+  std::memset(settings.output_dir, 0, sizeof(settings.output_dir));
+  std::memcpy(settings.output_dir, output_dir.data(), output_dir.size());
+  set_config(settings);
+
+  int redirected = loaded_late() ? redirect_imports() : 0;
+  describe_session_in_trace(redirected);
+  char error[512] = {};
+  if (!collector_start_session(error, sizeof(error))) {
+    if (loaded_late()) restore_imports();
+    return std::string("error ") + error;
+  }
+  // Objects loaded during the session (a Triton launcher compiled now, a
+  // plugin) are redirected too: the collector rescans after each flush.
+  if (loaded_late()) collector_set_periodic(+[] { redirect_imports(); });
+  g_active.store(true, std::memory_order_release);
+  g_recording.store(true, std::memory_order_release);
+  log_debug("session: recording into %s (%d import slots redirected)", collector_trace_path(), redirected);
+  return std::string("ok recording ") + collector_trace_path() + " redirected " + std::to_string(redirected);
+}
+
+std::string session_flush() {
+  if (!session_active()) return "error no session is recording";
+  return collector_flush_now() ? "ok flushed" : "error the flush did not complete within 5 s";
+}
+
+std::string session_stop() {
+  if (!session_active()) return "error no session is recording";
+  g_recording.store(false, std::memory_order_release);
+  collector_set_periodic(nullptr);
+  unsigned long long events = collector_stop_session();
+  // After the collector thread is gone: its rescan can no longer race this.
+  RestoreResult restored;
+  if (loaded_late()) restored = restore_imports();
+  g_active.store(false, std::memory_order_release);
+  log_debug("session: stopped after %llu events", events);
+  return "ok stopped events " + std::to_string(events) + " restored " + std::to_string(restored.restored) + " left " +
+         std::to_string(restored.left) + " gone " + std::to_string(restored.gone);
+}
+
+}  // namespace syncscope::preload
