@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>  // program_invocation_short_name
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -108,7 +109,8 @@ int collect_loaded(dl_phdr_info* info, size_t, void* data) {
 std::string basename_of(const std::string& path) {
   size_t slash = path.rfind('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  return name.empty() ? "(executable)" : name;
+  // The executable's dlpi_name is "": name it by its file.
+  return name.empty() ? std::string(program_invocation_short_name) : name;
 }
 
 }  // namespace

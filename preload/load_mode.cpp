@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "preload/preload_list.h"
+
 namespace syncscope::preload {
 namespace {
 
@@ -16,24 +18,6 @@ const char* own_basename() {
   if (dladdr(reinterpret_cast<void*>(&decide_load_mode), &self) == 0 || self.dli_fname == nullptr) return nullptr;
   const char* slash = std::strrchr(self.dli_fname, '/');
   return slash != nullptr ? slash + 1 : self.dli_fname;
-}
-
-// LD_PRELOAD is a list separated by spaces or colons; an entry names this
-// library when its last path component is our basename.
-bool preload_list_names(const char* list, const char* basename) {
-  const size_t length = std::strlen(basename);
-  for (const char* p = list; *p != '\0';) {
-    while (*p == ' ' || *p == ':') ++p;
-    const char* end = p;
-    while (*end != '\0' && *end != ' ' && *end != ':') ++end;
-    const char* name = p;
-    for (const char* q = p; q < end; ++q) {
-      if (*q == '/') name = q + 1;
-    }
-    if (static_cast<size_t>(end - name) == length && std::strncmp(name, basename, length) == 0) return true;
-    p = end;
-  }
-  return false;
 }
 
 }  // namespace

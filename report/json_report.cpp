@@ -1,5 +1,7 @@
 #include "report/json_report.h"
 
+#include <cstdlib>
+
 #include "policy/category_list.h"
 #include "trace/api.h"
 
@@ -106,6 +108,16 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       {"findings", findings},
       {"gate", {{"failed", p.gate_failed}, {"categories", verdicts_json(p)}}},
   };
+  if (!trace.info("attach.mode").empty()) {
+    nlohmann::json not_seen = nlohmann::json::array();
+    for (const auto& [key, value] : trace.process_info) {
+      if (key.rfind("attach.not_seen.", 0) == 0) not_seen.push_back(value);
+    }
+    out["attach"] = {{"mode", trace.info("attach.mode")},
+                     {"redirected_slots", std::atoi(trace.info("attach.redirected_slots").c_str())},
+                     {"redirected_objects", trace.info("attach.redirected_objects")},
+                     {"not_seen", not_seen}};
+  }
   if (!p.rank.empty()) out["rank"] = p.rank;
   if (!p.local_rank.empty()) out["local_rank"] = p.local_rank;
   if (!p.world_size.empty()) out["world_size"] = p.world_size;

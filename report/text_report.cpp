@@ -131,6 +131,28 @@ void render_findings(const ProcessReport& p, const Report& report, const TextRep
   out << "\n";
 }
 
+// How `syncscope attach` got in, and what it could not see from there.
+void render_attach(const ProcessTrace& trace, std::ostream& out) {
+  const std::string mode = trace.info("attach.mode");
+  if (mode.empty()) return;
+  if (mode == "dormant") {
+    out << "   attached: a dormant recorder (syncscope run --dormant) recorded this stretch\n";
+    return;
+  }
+  out << "   attached: recorder injected into the running process; " << trace.info("attach.redirected_slots")
+      << " import slots redirected";
+  const std::string objects = trace.info("attach.redirected_objects");
+  if (!objects.empty()) out << " (" << objects << ")";
+  out << "\n";
+  bool first = true;
+  for (const auto& [key, value] : trace.process_info) {
+    if (key.rfind("attach.not_seen.", 0) != 0) continue;
+    if (first) out << "   not seen when attached after the fact:\n";
+    first = false;
+    out << "     - " << value << "\n";
+  }
+}
+
 void render_process(const ProcessReport& p, const Report& report, const TextReportOptions& options,
                     std::ostream& out) {
   const ProcessTrace& trace = *p.trace;
@@ -145,6 +167,7 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
     std::string value = trace.info(key);
     if (!value.empty()) out << "   " << key << "=" << value << "\n";
   }
+  render_attach(trace, out);
   out << "   " << summary.events << " CUDA calls (" << summary.launches << " launches) over "
       << format_duration(summary.wall_ns) << ", " << format_duration(summary.host_ns_in_cuda)
       << " of host time inside them\n";

@@ -23,7 +23,8 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
                                            const RecorderSettings& settings) {
   std::vector<std::string> out;
   std::map<std::string, std::string> overrides;
-  overrides["SYNCSCOPE_OUTPUT_DIR"] = settings.output_dir;
+  if (!settings.output_dir.empty()) overrides["SYNCSCOPE_OUTPUT_DIR"] = settings.output_dir;
+  if (settings.dormant) overrides.insert_or_assign("SYNCSCOPE_DORMANT", std::string(1, '1'));
   if (settings.flush_ms) overrides["SYNCSCOPE_FLUSH_MS"] = std::to_string(*settings.flush_ms);
   if (settings.ring_events) overrides["SYNCSCOPE_RING_EVENTS"] = std::to_string(*settings.ring_events);
   if (!settings.stacks) overrides.insert_or_assign("SYNCSCOPE_STACKS", std::string(1, '0'));

@@ -1,4 +1,4 @@
-// The syncscope command line: run, report, diff.
+// The syncscope command line: run, attach, report, diff.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -6,7 +6,9 @@
 #include <iostream>
 
 #include "policy/category_list.h"
+#include "tools/attach_command.h"
 #include "tools/diff_command.h"
+#include "tools/duration.h"
 #include "tools/policy_options.h"
 #include "tools/report_command.h"
 #include "tools/run_command.h"
@@ -73,6 +75,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--force", run.force, "Replace traces already in the output directory");
   run_cmd->add_flag("--no-report", no_report, "Record only; print no report (files from --format F=FILE are written)");
   run_cmd->add_flag("--no-stacks", no_stacks, "Do not capture native stacks");
+  run_cmd->add_flag("--dormant", run.dormant,
+                    "Install the hooks but record nothing until `syncscope attach PID` (cost: one load per CUDA call)");
   run_cmd->add_option("--flush-ms", flush_ms, "Collector flush interval in ms (default 50)")->check(CLI::Range(1, 60000));
   run_cmd->add_option("--ring-events", ring_events, "Events per thread ring (default 16384)")
       ->check(CLI::Range(64, 1 << 24));
@@ -88,6 +92,26 @@ int main(int argc, char** argv) {
   CLI::App* report_cmd = app.add_subcommand("report", "Print the report of a recorded trace directory");
   report_cmd->add_option("dir", report_dir, "Trace directory")->required();
   add_report_options(report_cmd, &report_settings, &report_args);
+
+  syncscope::AttachOptions attach;
+  ReportArgs attach_args;
+  std::string attach_duration;
+  bool attach_no_report = false, attach_no_inject = false;
+  double inject_timeout_s = 10;
+  CLI::App* attach_cmd =
+      app.add_subcommand("attach", "Record running processes for a while, then report; they carry on untouched");
+  attach_cmd->add_option("pid", attach.pids, "Process ids to attach to");
+  attach_cmd->add_option("--all", attach.pattern,
+                         "Attach to every CUDA process whose command line contains PATTERN (like pgrep -f)");
+  attach_cmd->add_option("-d,--duration", attach_duration, "How long to record: 30s, 500ms, 2m (default: until Ctrl-C)");
+  attach_cmd->add_option("-o,--output", attach.output_dir, "Trace directory (default ./syncscope-attach-<timestamp>)");
+  attach_cmd->add_flag("--force", attach.force, "Replace traces already in the output directory");
+  attach_cmd->add_flag("--no-inject", attach_no_inject,
+                       "Only attach to processes started with `syncscope run --dormant`; never use ptrace");
+  attach_cmd->add_option("--inject-timeout", inject_timeout_s, "Seconds the injected dlopen may take (default 10)")
+      ->check(CLI::Range(0.1, 600.0));
+  attach_cmd->add_flag("--no-report", attach_no_report, "Record only; print no report");
+  add_report_options(attach_cmd, &attach.report_settings, &attach_args);
 
   syncscope::DiffOptions diff;
   std::vector<std::string> diff_fail_on;
@@ -132,6 +156,24 @@ int main(int argc, char** argv) {
     if (flush_ms) run.flush_ms = flush_ms;
     if (ring_events) run.ring_events = ring_events;
     return syncscope::run_command(run);
+  }
+  if (attach_cmd->parsed()) {
+    if (!resolve_report_args(attach_args, &attach.report_settings)) return 2;
+    if (!attach_duration.empty()) {
+      attach.duration_ms = syncscope::parse_duration_ms(attach_duration);
+      if (!attach.duration_ms) {
+        spdlog::error("--duration: '{}' is not a duration (30s, 500ms, 2m, 1h)", attach_duration);
+        return 2;
+      }
+    }
+    if (attach.pids.empty() && attach.pattern.empty()) {
+      spdlog::error("attach to what? syncscope attach PID... or syncscope attach --all PATTERN");
+      return 2;
+    }
+    attach.inject = !attach_no_inject;
+    attach.inject_timeout_ms = static_cast<int>(inject_timeout_s * 1000);
+    attach.report = !attach_no_report;
+    return syncscope::attach_command(attach);
   }
   if (diff_cmd->parsed()) {
     for (const std::string& list : diff_fail_on) {

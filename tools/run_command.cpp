@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tools/child_environment.h"
+#include "tools/output_dir.h"
 #include "tools/preload_locator.h"
 #include "tools/report_command.h"
 #include "trace/format.h"
@@ -57,38 +58,6 @@ sigset_t forwarded_set() {
   return set;
 }
 
-std::string default_output_dir() {
-  char stamp[64];
-  std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof(stamp), "syncscope-%Y%m%d-%H%M%S", std::localtime(&now));
-  return stamp;
-}
-
-// Refuses to mix a new recording into old traces unless --force.
-bool prepare_output_dir(const std::string& dir, bool force) {
-  std::error_code ec;
-  std::vector<std::filesystem::path> old;
-  if (std::filesystem::is_directory(dir, ec)) {
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == kTraceFileSuffix || entry.path().filename() == kProcessesWithoutCudaFile) {
-        old.push_back(entry.path());
-      }
-    }
-  }
-  if (!old.empty() && !force) {
-    spdlog::error("{} already holds {} trace file(s); choose another -o DIR or pass --force to replace them", dir,
-                  old.size());
-    return false;
-  }
-  for (const auto& path : old) std::filesystem::remove(path, ec);
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    spdlog::error("cannot create {}: {}", dir, ec.message());
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int run_command(const RunOptions& options) {
@@ -104,13 +73,18 @@ int run_command(const RunOptions& options) {
     spdlog::error("cannot find libsyncscope.so; looked at:{}\n(set SYNCSCOPE_PRELOAD to its path)", list);
     return 2;
   }
-  std::string dir = options.output_dir.empty() ? default_output_dir() : options.output_dir;
-  if (!prepare_output_dir(dir, options.force)) return 2;
-  dir = std::filesystem::absolute(dir).lexically_normal().string();
+  // Dormant: nothing is recorded until `syncscope attach`, which brings its
+  // own output directory.
+  std::string dir;
+  if (!options.dormant) {
+    dir = options.output_dir.empty() ? default_output_dir("syncscope") : options.output_dir;
+    if (!prepare_output_dir(dir, options.force)) return 2;
+    dir = std::filesystem::absolute(dir).lexically_normal().string();
+  }
 
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
-  RecorderSettings settings{preload, dir, options.flush_ms, options.ring_events, options.stacks};
+  RecorderSettings settings{preload, dir, options.flush_ms, options.ring_events, options.stacks, options.dormant};
   std::vector<std::string> child_env = child_environment(environment, settings);
 
   std::vector<char*> argv, envp;
@@ -139,6 +113,10 @@ int run_command(const RunOptions& options) {
     _exit(err == ENOENT ? 127 : 126);
   }
   g_child = pid;
+  if (options.dormant) {
+    spdlog::info("dormant: {} runs as pid {}; record it with: syncscope attach {} (or attach --all PATTERN)",
+                 options.command[0], pid, pid);
+  }
   // While the child runs, syncscope survives SIGINT & co. (the report comes
   // after the child has died) and hands them on.
   set_forwarding(true);
@@ -162,6 +140,7 @@ int run_command(const RunOptions& options) {
     spdlog::warn("{} was killed by signal {} ({})", options.command[0], WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
   }
+  if (options.dormant) return code;  // attach printed its own reports
   if (code == 126 || code == 127) {
     // The command never ran (or itself reported it could not run something).
     std::error_code ec;

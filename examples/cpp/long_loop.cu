@@ -1,6 +1,7 @@
 // Runs .item()-like steps (about 1 ms each) for a while: a long job to
-// interrupt, kill or attach to.
-//   long_loop [seconds=60]
+// interrupt, kill or attach to. Exits with `exit_code`, so a test can tell
+// its own status from anything syncscope could have caused.
+//   long_loop [seconds=60] [exit_code=0]
 #include <chrono>
 
 #include "common.cuh"
@@ -26,5 +27,5 @@ int main(int argc, char** argv) {
     ++steps;
   }
   std::printf("long_loop: %ld steps\n", steps);
-  return 0;
+  return argc > 2 ? std::atoi(argv[2]) : 0;
 }

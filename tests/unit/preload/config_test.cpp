@@ -10,11 +10,13 @@ namespace {
 
 TEST(Config, DefaultsWithoutEnvironment) {
   for (const char* k : {"SYNCSCOPE_DISABLE", "SYNCSCOPE_OUTPUT_DIR", "SYNCSCOPE_FLUSH_MS",
-                        "SYNCSCOPE_RING_EVENTS", "SYNCSCOPE_STACKS", "SYNCSCOPE_LOG", "SYNCSCOPE_CLOCK"}) {
+                        "SYNCSCOPE_RING_EVENTS", "SYNCSCOPE_STACKS", "SYNCSCOPE_LOG", "SYNCSCOPE_CLOCK",
+                        "SYNCSCOPE_DORMANT"}) {
     unsetenv(k);
   }
   Config c = config_from_environment();
   EXPECT_TRUE(c.enabled);
+  EXPECT_FALSE(c.dormant);
   EXPECT_STREQ(c.output_dir, "syncscope-trace");
   EXPECT_EQ(c.flush_ms, 50u);
   EXPECT_EQ(c.ring_events, 16384u);
@@ -29,8 +31,11 @@ TEST(Config, ParsesAndValidates) {
   setenv("SYNCSCOPE_STACKS", "0", 1);
   setenv("SYNCSCOPE_LOG", "debug", 1);
   setenv("SYNCSCOPE_DISABLE", "1", 1);
+  setenv("SYNCSCOPE_DORMANT", "1", 1);
   Config c = config_from_environment();
   EXPECT_FALSE(c.enabled);
+  EXPECT_TRUE(c.dormant);
+  unsetenv("SYNCSCOPE_DORMANT");
   EXPECT_STREQ(c.output_dir, "/tmp/x");
   EXPECT_EQ(c.flush_ms, 200u);
   EXPECT_EQ(c.ring_events, 1024u);

@@ -45,5 +45,19 @@ TEST(ChildEnvironment, OptionsOverrideTheUsersSettings) {
   EXPECT_TRUE(has(env, "SYNCSCOPE_STACKS=0"));
 }
 
+TEST(ChildEnvironment, DormantNeedsNoOutputDirectory) {
+  RecorderSettings s = settings();
+  s.dormant = true;
+  s.output_dir.clear();
+  auto env = child_environment({"PATH=/bin"}, s);
+  EXPECT_TRUE(has(env, "SYNCSCOPE_DORMANT=1"));
+  EXPECT_TRUE(has(env, "LD_PRELOAD=/opt/s/lib/libsyncscope.so"));
+  EXPECT_FALSE(std::any_of(env.begin(), env.end(),
+                           [](const std::string& kv) { return kv.rfind("SYNCSCOPE_OUTPUT_DIR", 0) == 0; }));
+  auto recording = child_environment({}, settings());
+  EXPECT_FALSE(std::any_of(recording.begin(), recording.end(),
+                           [](const std::string& kv) { return kv.rfind("SYNCSCOPE_DORMANT", 0) == 0; }));
+}
+
 }  // namespace
 }  // namespace syncscope

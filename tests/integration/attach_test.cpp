@@ -1,0 +1,331 @@
+// `syncscope attach` end to end against the fake runtime: a dormant process
+// (preload + SYNCSCOPE_DORMANT, or `syncscope run --dormant`) reached through
+// its control endpoint, and an unprepared one given the recorder by ptrace
+// injection. Each checks the findings, that the process carried on and
+// exited with its own status, and (injected) that its import slots were
+// redirected while recording and are byte-for-byte as before afterwards.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/integration/harness.h"
+#include "tests/integration/import_slots_probe.h"
+
+namespace syncscope::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+bool still_running(int pid) { return waitpid(pid, nullptr, WNOHANG) == 0; }
+
+// Waits until `needle` shows up in the file (a child's stderr), up to `limit`.
+bool wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (slurp(path).find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+RunResult attach(std::vector<std::string> args) {
+  args.insert(args.begin(), {syncscope_bin(), "attach"});
+  return run(args, fake_runtime_env(), 120);
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// The steady hidden-sync findings of the only process in a findings/v1 report.
+std::vector<nlohmann::json> hidden_syncs(const nlohmann::json& report) {
+  std::vector<nlohmann::json> out;
+  for (const auto& f : report["processes"][0]["findings"]) {
+    if (f["category"] == "hidden-sync" && f["phase"] == "steady") out.push_back(f);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> dormant_env() {
+  auto env = fake_runtime_env();
+  env["LD_PRELOAD"] = preload_path();
+  env.insert_or_assign("SYNCSCOPE_DORMANT", std::string(1, '1'));  // (a string literal trips GCC 12's -Wrestrict)
+  return env;
+}
+
+TEST(Attach, DormantProcessIsRecordedOnlyWhileAttached) {
+  std::string dir = fresh_dir("attach-dormant");
+  Started target = start({example("long_loop"), "6", "7"}, dormant_env());
+  std::this_thread::sleep_for(700ms);
+  RunResult r = attach({std::to_string(target.pid), "--duration", "1500ms", "-o", dir + "/t", "--format",
+                        "json=" + dir + "/r.json", "--format", "text"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(still_running(target.pid)) << "the target must carry on after attach";
+  EXPECT_NE(r.out.find("attached: a dormant recorder"), std::string::npos) << r.out;
+  nlohmann::json report = read_json(dir + "/r.json");
+  EXPECT_EQ(report["processes"][0]["attach"]["mode"], "dormant");
+  auto syncs = hidden_syncs(report);
+  ASSERT_EQ(syncs.size(), 1u) << report.dump(1);
+  EXPECT_EQ(syncs[0]["user_frame"]["function"].get<std::string>().rfind("long_loop_step", 0), 0u) << syncs[0].dump(1);
+  // Only the attached stretch was recorded: about 1.5 s, not the 6 s run.
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_TRUE(traces[0].complete) << traces[0].truncation;
+  double span_s = (traces[0].events.back().end_ns - traces[0].events.front().start_ns) / 1e9;
+  EXPECT_GT(span_s, 1.2);
+  EXPECT_LT(span_s, 2.5);
+
+  // A gate works as for `run`; a second session on the same process, too.
+  r = attach({std::to_string(target.pid), "-d", "800ms", "-o", dir + "/t2", "--fail-on", "hidden-sync"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.out.find("gate: FAIL"), std::string::npos) << r.out;
+
+  RunResult own = finish(target, 30);
+  EXPECT_EQ(own.exit_code, 7) << own.err;
+  EXPECT_NE(own.out.find("long_loop:"), std::string::npos) << own.out;
+}
+
+TEST(Attach, RunDormantThenAttachAllByPattern) {
+  std::string dir = fresh_dir("attach-all");
+  // A duration no other test uses, so the pattern matches this run only.
+  Started run_dormant = start({syncscope_bin(), "run", "--dormant", "--", example("long_loop"), "5", "23"},
+                              fake_runtime_env());
+  std::this_thread::sleep_for(800ms);
+  RunResult r = attach({"--all", "long_loop 5 23", "-d", "1s", "-o", dir + "/t"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The launcher's command line matches too, but it is no CUDA process.
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_GT(count_api(traces[0], ApiId::cudaStreamSynchronize), 100u);
+  EXPECT_NE(r.out.find("long_loop_step"), std::string::npos) << r.out;
+  RunResult own = finish(run_dormant, 30);
+  EXPECT_EQ(own.exit_code, 23) << own.err;
+  EXPECT_NE(own.err.find("syncscope attach"), std::string::npos) << own.err;
+}
+
+TEST(Attach, InjectsIntoAnUnpreparedProcessAndPutsItsImportSlotsBack) {
+  std::string dir = fresh_dir("attach-inject");
+  Started target = start({example("long_loop"), "10", "9"}, fake_runtime_env());
+  std::this_thread::sleep_for(500ms);
+  const std::string before = read_import_slots(target.pid, example("long_loop"));
+  ASSERT_FALSE(before.empty());
+
+  Started attaching = start({syncscope_bin(), "attach", std::to_string(target.pid), "-d", "2s", "-o", dir + "/t",
+                             "--format", "json=" + dir + "/r.json", "--format", "text"},
+                            fake_runtime_env());
+  ASSERT_TRUE(wait_for_text(attaching.err_path, "recording process", 15s)) << slurp(attaching.err_path);
+  const std::string during = read_import_slots(target.pid, example("long_loop"));
+  RunResult r = finish(attaching, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string after = read_import_slots(target.pid, example("long_loop"));
+  EXPECT_NE(during, before) << "while recording, the executable's CUDA imports must reach the hooks";
+  EXPECT_EQ(after, before) << "every redirected slot must be put back exactly";
+  EXPECT_NE(r.err.find("put back"), std::string::npos) << r.err;
+
+  EXPECT_TRUE(still_running(target.pid));
+  EXPECT_NE(r.out.find("attached: recorder injected"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not seen when attached after the fact"), std::string::npos) << r.out;
+  nlohmann::json report = read_json(dir + "/r.json");
+  EXPECT_EQ(report["processes"][0]["attach"]["mode"], "injected");
+  EXPECT_GT(report["processes"][0]["attach"]["redirected_slots"].get<int>(), 0);
+  auto syncs = hidden_syncs(report);
+  ASSERT_EQ(syncs.size(), 1u) << report.dump(1);
+  EXPECT_EQ(syncs[0]["user_frame"]["function"].get<std::string>().rfind("long_loop_step", 0), 0u);
+
+  // Attaching again reuses the recorder already inside (no second injection).
+  r = attach({std::to_string(target.pid), "-d", "700ms", "-o", dir + "/t2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("recorder injected"), std::string::npos) << r.err;
+  EXPECT_EQ(read_import_slots(target.pid, example("long_loop")), before);
+
+  RunResult own = finish(target, 30);
+  EXPECT_EQ(own.exit_code, 9) << own.err;
+  EXPECT_NE(own.out.find("long_loop:"), std::string::npos);
+}
+
+TEST(Attach, TargetExitingDuringTheRecordingLeavesAReadableTrace) {
+  std::string dir = fresh_dir("attach-exit");
+  Started target = start({example("long_loop"), "2", "4"}, fake_runtime_env());
+  std::this_thread::sleep_for(400ms);
+  auto begin = std::chrono::steady_clock::now();
+  RunResult r = attach({std::to_string(target.pid), "-d", "60s", "-o", dir + "/t"});
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(waited, 20.0) << "attach must end when its only target exits";
+  EXPECT_NE(r.err.find("exited during the recording"), std::string::npos) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_TRUE(traces[0].complete) << traces[0].truncation;
+  EXPECT_GT(count_api(traces[0], ApiId::cudaStreamSynchronize), 100u);
+  EXPECT_EQ(finish(target, 30).exit_code, 4);
+}
+
+TEST(Attach, PythonLinesOfADormantProcess) {
+  std::string dir = fresh_dir("attach-python");
+  std::string script = SYNCSCOPE_SOURCE_DIR "/examples/python/ctypes_sync_loop.py";
+  auto env = dormant_env();
+  // The fake runtime answers in microseconds: 300k calls a second. Room
+  // for them, so no copy is dropped from before its sync.
+  env["SYNCSCOPE_RING_EVENTS"] = "262144";
+  Started target = start({"/usr/bin/env", "python3", script, "100000000", "--release-gil"}, env);
+  std::this_thread::sleep_for(1500ms);
+  RunResult r = attach({std::to_string(target.pid), "-d", "1s", "-o", dir + "/t", "--format", "json=" + dir + "/r.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto syncs = hidden_syncs(read_json(dir + "/r.json"));
+  ASSERT_EQ(syncs.size(), 1u);
+  EXPECT_EQ(syncs[0]["user_frame"]["file"], script);
+  EXPECT_EQ(syncs[0]["user_frame"]["line"], 34);
+  kill(target.pid, SIGTERM);
+  finish(target, 30);
+}
+
+// A raw client of @syncscope.<pid>: sends each line, returns each reply.
+int connect_endpoint(int pid) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::string name = "syncscope." + std::to_string(pid);
+  std::memcpy(address.sun_path + 1, name.data(), name.size());
+  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), size) != 0) {
+    close(fd);
+    return -1;
+  }
+  timeval timeout{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  return fd;
+}
+
+std::string request_line(int fd, const std::string& line) {
+  std::string out = line + "\n";
+  if (send(fd, out.data(), out.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(out.size())) return "send failed";
+  std::string reply;
+  char c;
+  while (recv(fd, &c, 1, 0) == 1 && c != '\n') reply += c;
+  return reply;
+}
+
+TEST(Attach, AClientThatGoesAwayEndsItsSession) {
+  std::string dir = fresh_dir("attach-vanish");
+  Started target = start({example("long_loop"), "8"}, dormant_env());
+  std::this_thread::sleep_for(400ms);
+  int fd = connect_endpoint(target.pid);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(request_line(fd, "hello").rfind("ok syncscope", 0), 0u);
+  EXPECT_NE(request_line(fd, "start relative/dir").find("absolute"), std::string::npos);
+  std::string reply = request_line(fd, "start " + dir);
+  ASSERT_EQ(reply.rfind("ok recording", 0), 0u) << reply;
+  EXPECT_EQ(request_line(fd, "start " + dir).rfind("error", 0), 0u) << "one session at a time";
+  EXPECT_EQ(request_line(fd, "bogus").rfind("error unknown command", 0), 0u);
+  std::this_thread::sleep_for(500ms);
+  close(fd);  // as if attach were killed: the process must stop recording by itself
+  std::this_thread::sleep_for(700ms);
+  auto traces = load_traces(dir);
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_TRUE(traces[0].complete) << "the session must end (and its trace close) when its client vanishes";
+  size_t recorded = traces[0].events.size();
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(load_traces(dir)[0].events.size(), recorded) << "nothing may be recorded after the session ended";
+  EXPECT_TRUE(still_running(target.pid));
+  kill(target.pid, SIGTERM);
+  finish(target, 30);
+}
+
+TEST(Attach, EndpointServesOnlyItsOwnUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to try as another user";
+  Started target = start({example("long_loop"), "5"}, dormant_env());
+  std::this_thread::sleep_for(400ms);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+    int fd = connect_endpoint(target.pid);
+    std::string reply = fd < 0 ? "connect failed" : request_line(fd, "hello");
+    ssize_t ignored = write(pipe_fds[1], reply.data(), reply.size());
+    (void)ignored;
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  char buffer[256] = {};
+  ssize_t n = read(pipe_fds[0], buffer, sizeof(buffer) - 1);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  std::string reply(buffer, n > 0 ? static_cast<size_t>(n) : 0);
+  EXPECT_NE(reply.find("not permitted"), std::string::npos) << reply;
+  kill(target.pid, SIGTERM);
+  finish(target, 30);
+}
+
+TEST(Attach, RefusalsSayWhy) {
+  std::string dir = fresh_dir("attach-refusals");
+  // A pid that existed and is gone.
+  RunResult gone = run({"/bin/true"});
+  Started briefly = start({"/bin/true"});
+  int dead_pid = briefly.pid;
+  finish(briefly);
+  (void)gone;
+  RunResult r = attach({std::to_string(dead_pid), "-d", "1s", "-o", dir + "/a"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no such process"), std::string::npos) << r.err;
+
+  Started sleeper = start({"/bin/sleep", "30"});
+  r = attach({std::to_string(sleeper.pid), "-d", "1s", "-o", dir + "/b"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not a CUDA process"), std::string::npos) << r.err;
+  kill(sleeper.pid, SIGKILL);
+  finish(sleeper);
+
+  Started unprepared = start({example("long_loop"), "20"}, fake_runtime_env());
+  std::this_thread::sleep_for(300ms);
+  r = attach({std::to_string(unprepared.pid), "-d", "1s", "--no-inject", "-o", dir + "/c"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--no-inject"), std::string::npos) << r.err;
+  EXPECT_TRUE(still_running(unprepared.pid));
+  kill(unprepared.pid, SIGKILL);
+  finish(unprepared);
+
+  // Already recording under `syncscope run`: its report comes at its exit.
+  Started recorded = start({syncscope_bin(), "run", "--no-report", "-o", dir + "/d", "--", example("long_loop"), "20"},
+                           fake_runtime_env());
+  std::this_thread::sleep_for(500ms);
+  std::vector<std::string> children;
+  r = attach({"--all", "long_loop 20", "-d", "1s", "-o", dir + "/e"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("already has the recorder"), std::string::npos) << r.err;
+  kill(recorded.pid, SIGTERM);
+  finish(recorded);
+
+  r = attach({"1", "--duration", "soon"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not a duration"), std::string::npos) << r.err;
+  r = attach({"--all", "no-process-has-this-in-its-command-line-3f9a"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no process"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace syncscope::testing

@@ -1,0 +1,218 @@
+#include "tools/attach_command.h"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "tools/control_client.h"
+#include "tools/output_dir.h"
+#include "tools/preload_locator.h"
+#include "tools/process_facts.h"
+#include "tools/ptrace_inject.h"
+#include "trace/reader.h"
+
+namespace syncscope {
+namespace {
+
+struct Target {
+  ProcessFacts facts;
+  ControlConnection connection;
+  bool injected = false;
+  bool recording = false;
+  bool exited = false;
+};
+
+std::string describe(const ProcessFacts& facts) {
+  std::string command = facts.command_line.empty() ? facts.exe : facts.command_line;
+  if (command.size() > 80) command = command.substr(0, 77) + "...";
+  return std::to_string(facts.pid) + " (" + command + ")";
+}
+
+// The process's control endpoint; when it has none, the recorder is
+// injected first (unless --no-inject) and its endpoint awaited.
+absl::StatusOr<ControlConnection> reach(const ProcessFacts& facts, const AttachOptions& options,
+                                        const std::string& preload, bool* injected) {
+  auto connection = ControlConnection::connect(facts.pid);
+  if (connection.ok() || !absl::IsNotFound(connection.status())) return connection;
+  if (facts.recorder_loaded) {
+    return absl::FailedPreconditionError(
+        "process " + describe(facts) +
+        " already has the recorder but no control endpoint: it was started with `syncscope run` without "
+        "--dormant, so it is being recorded already (its report comes when it exits)");
+  }
+  if (!options.inject) {
+    return absl::FailedPreconditionError("process " + describe(facts) +
+                                         " was not started with `syncscope run --dormant`, and --no-inject forbids "
+                                         "loading the recorder into it");
+  }
+  auto handle = tools::inject_library(facts.pid, preload, options.inject_timeout_ms);
+  if (!handle.ok()) return handle.status();
+  *injected = true;
+  // The recorder's constructor has started the control thread; it binds
+  // the socket within moments.
+  for (int attempt = 0; attempt < 150; ++attempt) {
+    connection = ControlConnection::connect(facts.pid);
+    if (connection.ok()) return connection;
+    usleep(20000);
+  }
+  return absl::UnavailableError("the recorder is loaded into process " + describe(facts) +
+                                " but its control endpoint did not come up (see that process's stderr)");
+}
+
+// Until the duration ends, Ctrl-C (or SIGTERM/SIGHUP), or every target exits.
+void wait_for_end(std::vector<Target>& targets, const std::optional<long long>& duration_ms) {
+  sigset_t stop_signals, previous;
+  sigemptyset(&stop_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals, sig);
+  sigprocmask(SIG_BLOCK, &stop_signals, &previous);
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    timespec tick{0, 100 * 1000 * 1000};
+    int sig = sigtimedwait(&stop_signals, nullptr, &tick);
+    if (sig > 0) {
+      spdlog::info("{}: stopping the recording", strsignal(sig));
+      break;
+    }
+    auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    if (duration_ms && elapsed >= *duration_ms) break;
+    bool any_running = false;
+    for (Target& t : targets) {
+      if (t.recording && !t.exited && t.connection.peer_closed()) {
+        t.exited = true;
+        spdlog::info("process {} exited during the recording; its trace is kept", describe(t.facts));
+      }
+      any_running = any_running || (t.recording && !t.exited);
+    }
+    if (!any_running) break;
+  }
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+}
+
+void stop(Target& t) {
+  if (!t.recording || t.exited) return;
+  auto reply = t.connection.request("stop", 15000);
+  if (!reply.ok()) {
+    spdlog::warn("process {}: {}", describe(t.facts), std::string(reply.status().message()));
+    return;
+  }
+  // "stopped events N restored R left L gone G"
+  std::istringstream words(*reply);
+  std::string word, events, restored, left, gone;
+  words >> word >> word >> events >> word >> restored >> word >> left >> word >> gone;
+  if (t.injected) {
+    spdlog::info("process {}: {} events; {} import slot(s) put back", describe(t.facts), events, restored);
+    if (left != "0") {
+      spdlog::warn("process {}: {} import slot(s) had been changed by someone else meanwhile and were left as found",
+                   describe(t.facts), left);
+    }
+  } else {
+    spdlog::info("process {}: {} events", describe(t.facts), events);
+  }
+}
+
+std::vector<pid_t> select_pids(const AttachOptions& options) {
+  std::vector<pid_t> pids = options.pids;
+  if (!options.pattern.empty()) {
+    for (pid_t pid : find_processes(options.pattern)) pids.push_back(pid);
+  }
+  return pids;
+}
+
+}  // namespace
+
+int attach_command(const AttachOptions& options) {
+  std::vector<pid_t> pids = select_pids(options);
+  if (pids.empty()) {
+    if (!options.pattern.empty()) {
+      spdlog::error("no process's command line contains '{}'", options.pattern);
+    } else {
+      spdlog::error("nothing to attach to: syncscope attach PID... or syncscope attach --all PATTERN");
+    }
+    return 2;
+  }
+  std::vector<std::string> tried;
+  std::string preload = locate_preload(&tried);
+  if (preload.empty() && options.inject) {
+    spdlog::error("cannot find libsyncscope.so (set SYNCSCOPE_PRELOAD to its path)");
+    return 2;
+  }
+  std::string dir = options.output_dir.empty() ? default_output_dir("syncscope-attach") : options.output_dir;
+  if (!prepare_output_dir(dir, options.force)) return 2;
+  dir = std::filesystem::absolute(dir).lexically_normal().string();
+
+  std::vector<Target> targets;
+  int refused = 0;
+  for (pid_t pid : pids) {
+    auto facts = inspect_process(pid);
+    absl::Status ok = facts.ok() ? check_attachable(*facts) : facts.status();
+    if (!ok.ok()) {
+      // With --all, processes that merely match the pattern (a shell, the
+      // launcher) are skipped quietly; a PID named outright is an error.
+      bool named = std::find(options.pids.begin(), options.pids.end(), pid) != options.pids.end();
+      if (named) {
+        spdlog::error("{}", std::string(ok.message()));
+        ++refused;
+      } else {
+        spdlog::debug("skipped: {}", std::string(ok.message()));
+      }
+      continue;
+    }
+    Target target;
+    target.facts = *facts;
+    auto connection = reach(target.facts, options, preload, &target.injected);
+    if (!connection.ok()) {
+      spdlog::error("{}", std::string(connection.status().message()));
+      ++refused;
+      continue;
+    }
+    target.connection = std::move(*connection);
+    targets.push_back(std::move(target));
+  }
+  if (targets.empty()) {
+    if (refused == 0) spdlog::error("no CUDA process's command line contains '{}'", options.pattern);
+    return 2;
+  }
+  // Start every session before waiting, so they cover the same stretch.
+  int recording = 0;
+  for (Target& t : targets) {
+    auto reply = t.connection.request("start " + dir, 15000);
+    if (!reply.ok()) {
+      spdlog::error("process {}: cannot start recording: {}", describe(t.facts), std::string(reply.status().message()));
+      continue;
+    }
+    t.recording = true;
+    ++recording;
+    spdlog::info("recording process {}{}", describe(t.facts), t.injected ? " (recorder injected)" : "");
+  }
+  if (recording == 0) return 2;
+  if (options.duration_ms) {
+    spdlog::info("recording {} process(es) for {:.1f} s (Ctrl-C stops sooner)", recording, *options.duration_ms / 1000.0);
+  } else {
+    spdlog::info("recording {} process(es) until Ctrl-C", recording);
+  }
+  wait_for_end(targets, options.duration_ms);
+  for (Target& t : targets) stop(t);
+  for (Target& t : targets) t.connection = ControlConnection();  // detach: close every endpoint connection
+
+  spdlog::info("traces in {}", dir);
+  ReportSettings report = options.report_settings;
+  report.formats.clear();
+  for (const OutputFormat& f : options.report_settings.formats) {
+    if (options.report || !f.file.empty()) report.formats.push_back(f);
+  }
+  ReportOutcome outcome = report_directory(dir, report);
+  if (outcome.gate_failed) return report.analysis.policy.gate.exit_code;
+  if (outcome.error != 0 || refused > 0) return 1;
+  return 0;
+}
+
+}  // namespace syncscope

@@ -1,0 +1,103 @@
+#include "tools/control_client.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+
+#include <absl/status/status.h>
+
+namespace syncscope {
+
+ControlConnection::ControlConnection(ControlConnection&& other) noexcept
+    : fd_(other.fd_), pid_(other.pid_), buffer_(std::move(other.buffer_)) {
+  other.fd_ = -1;
+}
+
+ControlConnection& ControlConnection::operator=(ControlConnection&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.fd_;
+    pid_ = other.pid_;
+    buffer_ = std::move(other.buffer_);
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+ControlConnection::~ControlConnection() {
+  if (fd_ >= 0) close(fd_);
+}
+
+absl::StatusOr<ControlConnection> ControlConnection::connect(pid_t pid) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return absl::InternalError(std::string("socket: ") + std::strerror(errno));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  int length = std::snprintf(address.sun_path + 1, sizeof(address.sun_path) - 1, "syncscope.%d", static_cast<int>(pid));
+  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + length);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), size) != 0) {
+    int err = errno;
+    close(fd);
+    if (err == ECONNREFUSED || err == ENOENT) {
+      return absl::NotFoundError("process " + std::to_string(pid) + " has no syncscope control endpoint");
+    }
+    return absl::UnavailableError("cannot reach @syncscope." + std::to_string(pid) + ": " + std::strerror(err));
+  }
+  ControlConnection connection;
+  connection.fd_ = fd;
+  connection.pid_ = pid;
+  return connection;
+}
+
+absl::StatusOr<std::string> ControlConnection::request(const std::string& command, int timeout_ms) {
+  if (fd_ < 0) return absl::FailedPreconditionError("not connected");
+  std::string line = command + "\n";
+  if (send(fd_, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) {
+    return absl::UnavailableError("process " + std::to_string(pid_) + " closed its control endpoint (it exited?)");
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    size_t newline = buffer_.find('\n');
+    if (newline != std::string::npos) {
+      std::string reply = buffer_.substr(0, newline);
+      buffer_.erase(0, newline + 1);
+      if (reply.rfind("ok", 0) == 0) return reply.size() > 3 ? reply.substr(3) : std::string();
+      if (reply.rfind("error ", 0) == 0) return absl::FailedPreconditionError(reply.substr(6));
+      return absl::InternalError("unexpected reply: " + reply);
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      return absl::DeadlineExceededError("process " + std::to_string(pid_) + " did not answer '" + command +
+                                         "' (is another syncscope attached to it?)");
+    }
+    pollfd p{fd_, POLLIN, 0};
+    int ready = poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char chunk[512];
+    ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return absl::UnavailableError("process " + std::to_string(pid_) + " closed its control endpoint (it exited?)");
+    }
+    buffer_.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+bool ControlConnection::peer_closed() const {
+  if (fd_ < 0) return true;
+  pollfd p{fd_, POLLIN | POLLRDHUP, 0};
+  if (poll(&p, 1, 0) <= 0) return false;
+  if ((p.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0) return true;
+  char byte;
+  return recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+}  // namespace syncscope

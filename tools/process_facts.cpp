@@ -1,0 +1,129 @@
+#include "tools/process_facts.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace syncscope {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string status_field(const std::string& status, const std::string& key) {
+  size_t at = status.find("\n" + key + ":");
+  if (at == std::string::npos) return {};
+  size_t begin = status.find_first_not_of(" \t", at + key.size() + 2);
+  size_t end = status.find('\n', begin);
+  return status.substr(begin, end - begin);
+}
+
+std::string command_line_of(pid_t pid) {
+  std::string raw = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  while (!raw.empty() && raw.back() == '\0') raw.pop_back();
+  std::replace(raw.begin(), raw.end(), '\0', ' ');
+  return raw;
+}
+
+pid_t parent_of(pid_t pid) {
+  std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+  return static_cast<pid_t>(std::atoi(status_field(status, "PPid").c_str()));
+}
+
+const char* machine_name(uint16_t machine) {
+  switch (machine) {
+    case EM_X86_64: return "x86-64";
+    case EM_AARCH64: return "aarch64";
+    case EM_386: return "i386";
+    case EM_ARM: return "arm";
+    case EM_PPC64: return "ppc64";
+    default: return "an unknown architecture";
+  }
+}
+
+}  // namespace
+
+uint16_t elf_machine_of(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  unsigned char header[EI_NIDENT + 4] = {};
+  ssize_t n = read(fd, header, sizeof(header));
+  close(fd);
+  if (n < static_cast<ssize_t>(sizeof(header)) || std::memcmp(header, ELFMAG, SELFMAG) != 0) return 0;
+  uint16_t machine;
+  std::memcpy(&machine, header + EI_NIDENT + 2, sizeof(machine));  // e_type (2 bytes), then e_machine
+  return machine;
+}
+
+absl::StatusOr<ProcessFacts> inspect_process(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::string status = read_file(proc + "/status");
+  if (pid <= 0 || status.empty()) return absl::NotFoundError("no such process: " + std::to_string(pid));
+  status = "\n" + status;
+  ProcessFacts facts;
+  facts.pid = pid;
+  facts.uid = static_cast<uid_t>(std::strtoul(status_field(status, "Uid").c_str(), nullptr, 10));
+  facts.tracer = static_cast<pid_t>(std::atoi(status_field(status, "TracerPid").c_str()));
+  facts.command_line = command_line_of(pid);
+  std::error_code ec;
+  facts.exe = std::filesystem::read_symlink(proc + "/exe", ec).string();
+  facts.machine = elf_machine_of(proc + "/exe");
+  std::string maps = read_file(proc + "/maps");
+  facts.cuda_loaded = maps.find("/libcudart.so") != std::string::npos || maps.find("/libcuda.so") != std::string::npos;
+  facts.recorder_loaded = maps.find("/libsyncscope.so") != std::string::npos;
+  if (status_field(status, "State").rfind("Z", 0) == 0) {
+    return absl::NotFoundError("process " + std::to_string(pid) + " has exited (zombie)");
+  }
+  return facts;
+}
+
+absl::Status check_attachable(const ProcessFacts& facts) {
+  const std::string who = "process " + std::to_string(facts.pid) + " (" +
+                          (facts.command_line.empty() ? facts.exe : facts.command_line.substr(0, 80)) + ")";
+  if (geteuid() != 0 && facts.uid != geteuid()) {
+    return absl::PermissionDeniedError(who + " belongs to uid " + std::to_string(facts.uid) +
+                                       "; syncscope attaches only to your own processes (or run it as root)");
+  }
+  uint16_t ours = elf_machine_of("/proc/self/exe");
+  if (facts.machine != 0 && ours != 0 && facts.machine != ours) {
+    return absl::FailedPreconditionError(who + " is " + machine_name(facts.machine) + " but this syncscope is " +
+                                         machine_name(ours) + ": use a syncscope built for its architecture");
+  }
+  if (!facts.cuda_loaded && !facts.recorder_loaded) {
+    return absl::FailedPreconditionError(who +
+                                         " has no CUDA library loaded (libcudart, libcuda): not a CUDA process, "
+                                         "nothing to record");
+  }
+  return absl::OkStatus();
+}
+
+std::vector<pid_t> find_processes(const std::string& pattern) {
+  std::set<pid_t> excluded;
+  for (pid_t p = getpid(); p > 1 && excluded.insert(p).second; p = parent_of(p)) {
+  }
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    pid_t pid = static_cast<pid_t>(std::atoi(name.c_str()));
+    if (excluded.count(pid) != 0) continue;
+    if (command_line_of(pid).find(pattern) != std::string::npos) found.push_back(pid);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace syncscope
