@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>  // program_invocation_short_name
 #include <cstring>
 #include <map>
@@ -164,7 +165,11 @@ RedirectionSummary redirection_summary() {
   summary.slots = static_cast<int>(s.saved.size());
   std::map<std::string, int> per_object;
   for (const SavedSlot& slot : s.saved) ++per_object[basename_of(slot.object)];
-  for (const auto& [name, count] : per_object) summary.objects.push_back(name + " (" + std::to_string(count) + ")");
+  // Most slots first: the CUDA libraries' users lead, the one-dlsym modules trail.
+  std::vector<std::pair<int, std::string>> ordered;
+  for (const auto& [name, count] : per_object) ordered.emplace_back(-count, name);
+  std::sort(ordered.begin(), ordered.end());
+  for (const auto& [count, name] : ordered) summary.objects.push_back(name + " (" + std::to_string(-count) + ")");
   return summary;
 }
 

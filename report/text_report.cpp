@@ -141,8 +141,18 @@ void render_attach(const ProcessTrace& trace, std::ostream& out) {
   }
   out << "   attached: recorder injected into the running process; " << trace.info("attach.redirected_slots")
       << " import slots redirected";
+  // The objects, most slots first: the first few say where the CUDA calls come from.
   const std::string objects = trace.info("attach.redirected_objects");
-  if (!objects.empty()) out << " (" << objects << ")";
+  size_t shown = 0, cut = 0, total = objects.empty() ? 0 : 1;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (objects.compare(i, 2, ", ") != 0) continue;
+    ++total;
+    if (++shown == 4) cut = i;
+  }
+  if (!objects.empty()) {
+    out << " in " << total << " object" << (total == 1 ? "" : "s") << ": "
+        << (cut != 0 ? objects.substr(0, cut) + ", ..." : objects);
+  }
   out << "\n";
   bool first = true;
   for (const auto& [key, value] : trace.process_info) {
