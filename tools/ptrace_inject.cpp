@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -19,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "tools/elf_symbols.h"
 #include "tools/proc_maps.h"
+#include "tools/safe_point.h"
 #include "tools/traced_thread.h"
 
 namespace syncscope::tools {
@@ -136,37 +136,14 @@ absl::StatusOr<Remote> resolve(pid_t pid) {
   return r;
 }
 
-const char* memory_syscall_name(uint64_t nr) {
-  switch (nr) {
-    case SYS_mmap: return "mmap";
-    case SYS_munmap: return "munmap";
-    case SYS_mprotect: return "mprotect";
-    case SYS_brk: return "brk";
-    case SYS_madvise: return "madvise";
-    case SYS_mremap: return "mremap";
-    default: return nullptr;
-  }
-}
-
-// Why calling dlopen from this stop could deadlock or corrupt the loader,
-// or "" when it is safe. The same thread must not already hold malloc's
-// arena lock or be halfway through a load: those locks are not recursive
-// (malloc) or the state behind them is inconsistent (ld.so).
-std::string unsafe_reason(const TracedThread& t, const user_regs_struct& regs, const Remote& r) {
-  // The loader never blocks for long, and a thread inside it (a load or a
-  // lazy binding) may be in the middle of updating the link maps.
-  if (r.loader && r.loader->contains(regs.rip)) return "inside the dynamic loader";
-  if (!r.libc.contains(regs.rip)) return "";
-  // A blocking system call (read, nanosleep, futex wait, ...) holds no
-  // allocator lock, except the memory calls malloc makes with its lock held.
+// Where the stopped thread is, for the safe-point rule.
+ThreadPosition position(const TracedThread& t, const user_regs_struct& regs) {
+  ThreadPosition at;
+  at.rip = regs.rip;
+  at.orig_rax = static_cast<int64_t>(regs.orig_rax);
   unsigned char insn[2] = {};
-  bool in_syscall = static_cast<int64_t>(regs.orig_rax) >= 0 && t.read_memory(regs.rip - 2, insn, 2).ok() &&
-                    insn[0] == 0x0f && insn[1] == 0x05;
-  if (!in_syscall) return "running code inside libc (it may hold malloc's lock)";
-  if (const char* name = memory_syscall_name(regs.orig_rax)) {
-    return absl::StrCat("inside libc's ", name, " system call (malloc may hold its lock)");
-  }
-  return "";
+  at.after_syscall_insn = t.read_memory(regs.rip - 2, insn, 2).ok() && insn[0] == 0x0f && insn[1] == 0x05;
+  return at;
 }
 
 // Stops the thread where calling into libc is safe, resuming it for a
@@ -176,7 +153,7 @@ absl::Status reach_safe_point(TracedThread& t, const Remote& r, Clock::time_poin
     if (auto s = t.stop(deadline); !s.ok()) return s;
     auto regs = t.regs();
     if (!regs.ok()) return regs.status();
-    std::string why = unsafe_reason(t, *regs, r);
+    std::string why = unsafe_reason(position(t, *regs), r.libc, r.loader);
     if (why.empty()) return absl::OkStatus();
     if (Clock::now() >= deadline) {
       return absl::DeadlineExceededError(absl::StrCat("no safe point to call dlopen in process ", t.tid(), " within ",
@@ -190,8 +167,8 @@ absl::Status reach_safe_point(TracedThread& t, const Remote& r, Clock::time_poin
 // Calls fn(args...) in the target from the saved state with a return address
 // of 0: the `ret` faults at rip 0 with rsp just above the slot, which tells the
 // call's own end apart from a crash inside it.
-absl::StatusOr<uint64_t> remote_call(TracedThread& t, uint64_t fn, const char* what, std::vector<uint64_t> args,
-                                     uint64_t return_slot, Clock::time_point deadline) {
+absl::StatusOr<uint64_t> call_raw(TracedThread& t, uint64_t fn, const char* what, std::vector<uint64_t> args,
+                                  uint64_t return_slot, Clock::time_point deadline) {
   user_regs_struct regs = t.saved_regs();
   regs.rip = fn;
   regs.rsp = return_slot;  // 16-byte aligned + 8 at entry, as after a `call`
@@ -206,6 +183,7 @@ absl::StatusOr<uint64_t> remote_call(TracedThread& t, uint64_t fn, const char* w
   if (auto s = t.write_memory(return_slot, &zero, sizeof(zero)); !s.ok()) return s;
   if (auto s = t.set_regs(regs); !s.ok()) return s;
   if (auto s = t.set_call_fp_state(); !s.ok()) return s;
+  if (auto s = t.block_async_signals(); !s.ok()) return s;
   if (auto s = t.resume(); !s.ok()) return s;
   auto fault = t.run_until_fault(deadline);
   if (!fault.ok()) return fault.status();
@@ -217,6 +195,18 @@ absl::StatusOr<uint64_t> remote_call(TracedThread& t, uint64_t fn, const char* w
       strsignal(fault->si_signo), ") at rip 0x", absl::Hex(after->rip), ", address 0x",
       absl::Hex(reinterpret_cast<uintptr_t>(fault->si_addr)),
       "; its registers were restored but the process may be left inconsistent"));
+}
+
+// call_raw with a timeout explained: the thread is still running the call
+// when it is given up (the detach that follows stops and restores it).
+absl::StatusOr<uint64_t> remote_call(TracedThread& t, uint64_t fn, const std::string& what, std::vector<uint64_t> args,
+                                     uint64_t return_slot, Clock::time_point deadline, int timeout_ms) {
+  auto result = call_raw(t, fn, what.c_str(), std::move(args), return_slot, deadline);
+  if (!absl::IsDeadlineExceeded(result.status())) return result;
+  return absl::DeadlineExceededError(absl::StrCat(
+      what, " did not return within ", timeout_ms, " ms in process ", t.tid(),
+      " (deadlock in the target?); its main thread was stopped, its registers restored and it was detached, so "
+      "it continues where it was, but the library may be half-loaded and the loader's lock may stay held"));
 }
 
 std::string read_remote_string(const TracedThread& t, uint64_t address) {
@@ -250,28 +240,20 @@ absl::StatusOr<uint64_t> load(TracedThread& t, const Remote& r, const std::strin
   uint64_t errno_at = 0;
   int saved_errno = 0;
   if (r.errno_location != 0) {
-    auto e = remote_call(t, r.errno_location, "__errno_location", {}, return_slot, deadline);
+    auto e = remote_call(t, r.errno_location, "__errno_location()", {}, return_slot, deadline, timeout_ms);
     if (!e.ok()) return e.status();
     errno_at = *e;
     if (auto s = t.read_memory(errno_at, &saved_errno, sizeof(saved_errno)); !s.ok()) return s;
   }
 
-  auto handle = remote_call(t, r.dlopen, r.dlopen_name.c_str(), {string_at, RTLD_NOW | RTLD_LOCAL}, return_slot,
-                            deadline);
-  if (!handle.ok()) {
-    if (absl::IsDeadlineExceeded(handle.status())) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          r.dlopen_name, "(\"", path, "\") did not return within ", timeout_ms, " ms in process ", t.tid(),
-          " (deadlock in the target?); its main thread was stopped, its registers restored and it was detached, so "
-          "it continues where it was, but the library may be half-loaded and the loader's lock may stay held"));
-    }
-    return handle.status();
-  }
+  auto handle = remote_call(t, r.dlopen, absl::StrCat(r.dlopen_name, "(\"", path, "\")"),
+                            {string_at, RTLD_NOW | RTLD_LOCAL}, return_slot, deadline, timeout_ms);
+  if (!handle.ok()) return handle.status();
   std::string error;
   if (*handle == 0) {
     error = "(no dlerror text: the target only has __libc_dlopen_mode)";
     if (r.dlerror != 0) {
-      auto text = remote_call(t, r.dlerror, "dlerror", {}, return_slot, deadline);
+      auto text = remote_call(t, r.dlerror, "dlerror()", {}, return_slot, deadline, timeout_ms);
       if (!text.ok()) return text.status();
       error = *text != 0 ? read_remote_string(t, *text) : "(dlerror returned NULL)";
     }

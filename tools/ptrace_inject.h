@@ -25,6 +25,16 @@ namespace syncscope::tools {
 // missing CAP_SYS_PTRACE, another tracer), FailedPrecondition (not x86-64, no
 // libc, dlopen failed), DeadlineExceeded (no safe point or dlopen did not
 // return within timeout_ms), Aborted (the process exited meanwhile).
+//
+// Limitations: glibc targets only (dlopen in libc, libdl.so.2, or
+// __libc_dlopen_mode). Only the main thread is stopped; other threads run on.
+// The safe-point check sees only the innermost frame: program code inside a
+// signal handler that interrupted malloc, or holding a lock of another
+// library, counts as safe. After a timeout, a sleep (nanosleep, poll, futex
+// with timeout) inside the abandoned call has replaced the thread's restart
+// block, so a sleep the target itself was in may resume for the wrong time.
+// Calls that Linux never restarts after a stop (epoll_wait, semop, ... see
+// signal(7)) return EINTR to the target, as after SIGSTOP/SIGCONT.
 absl::StatusOr<uint64_t> inject_library(pid_t pid, const std::string& library_path, int timeout_ms = 10000);
 
 }  // namespace syncscope::tools

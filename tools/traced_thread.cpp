@@ -109,8 +109,8 @@ absl::StatusOr<TracedThread> TracedThread::seize(pid_t tid) {
 TracedThread::TracedThread(TracedThread&& o) noexcept
     : tid_(o.tid_), mem_fd_(o.mem_fd_), attached_(o.attached_), stopped_(o.stopped_),
       in_signal_stop_(o.in_signal_stop_), have_state_(o.have_state_), saved_regs_(o.saved_regs_),
-      saved_xstate_(std::move(o.saved_xstate_)), saved_fpregs_(o.saved_fpregs_), xstate_ok_(o.xstate_ok_),
-      pending_(std::move(o.pending_)) {
+      saved_xstate_(std::move(o.saved_xstate_)), saved_fpregs_(o.saved_fpregs_), saved_sigmask_(o.saved_sigmask_),
+      signals_blocked_(o.signals_blocked_), xstate_ok_(o.xstate_ok_), pending_(std::move(o.pending_)) {
   o.attached_ = false;
   o.mem_fd_ = -1;
 }
@@ -185,12 +185,17 @@ absl::Status TracedThread::stop(Deadline deadline) {
       in_signal_stop_ = false;
       return absl::OkStatus();
     }
-    // A signal-delivery-stop ahead of the interrupt: keep the signal for
-    // later; the interrupt is still pending and stops the thread next.
-    siginfo_t info{};
-    if (ptrace(PTRACE_GETSIGINFO, tid_, nullptr, &info) != 0) return ptrace_error("PTRACE_GETSIGINFO");
-    remember_signal(info);
-    if (ptrace(PTRACE_CONT, tid_, nullptr, nullptr) != 0) return ptrace_error("PTRACE_CONT");
+    // A signal-delivery-stop ahead of the interrupt, which stays pending and
+    // stops the thread next. In the thread's own code the signal is delivered
+    // now, as it would have been; in injected code it is kept for later.
+    long deliver = WSTOPSIG(status);
+    if (signals_blocked_) {
+      siginfo_t info{};
+      if (ptrace(PTRACE_GETSIGINFO, tid_, nullptr, &info) != 0) return ptrace_error("PTRACE_GETSIGINFO");
+      remember_signal(info);
+      deliver = 0;
+    }
+    if (ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(deliver)) != 0) return ptrace_error("PTRACE_CONT");
   }
 }
 
@@ -222,8 +227,8 @@ absl::StatusOr<siginfo_t> TracedThread::run_until_fault(Deadline deadline) {
       in_signal_stop_ = true;
       return info;
     }
-    // SIGCHLD, SIGALRM, SIGINT, ...: not for the injected code; handed back
-    // at detach, when the thread runs its own code again.
+    // Not for the injected code (SIGSTOP, or a fault signal sent with
+    // kill): handed back at detach, when the thread runs its own code again.
     remember_signal(info);
     if (ptrace(PTRACE_CONT, tid_, nullptr, nullptr) != 0) return ptrace_error("PTRACE_CONT");
   }
@@ -252,7 +257,21 @@ absl::Status TracedThread::save_state() {
   } else if (ptrace(PTRACE_GETFPREGS, tid_, nullptr, &saved_fpregs_) != 0) {
     return ptrace_error("PTRACE_GETFPREGS");
   }
+  if (ptrace(PTRACE_GETSIGMASK, tid_, reinterpret_cast<void*>(sizeof(saved_sigmask_)), &saved_sigmask_) != 0) {
+    return ptrace_error("PTRACE_GETSIGMASK");
+  }
   have_state_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status TracedThread::block_async_signals() {
+  if (signals_blocked_) return absl::OkStatus();
+  uint64_t mask = ~uint64_t{0};
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP}) mask &= ~(uint64_t{1} << (sig - 1));
+  if (ptrace(PTRACE_SETSIGMASK, tid_, reinterpret_cast<void*>(sizeof(mask)), &mask) != 0) {
+    return ptrace_error("PTRACE_SETSIGMASK");
+  }
+  signals_blocked_ = true;
   return absl::OkStatus();
 }
 
@@ -316,6 +335,11 @@ absl::Status TracedThread::detach(bool restore_registers, std::chrono::milliseco
     } else if (ptrace(PTRACE_SETFPREGS, tid_, nullptr, &saved_fpregs_) != 0) {
       return ptrace_error("PTRACE_SETFPREGS");
     }
+    // Signals that came while blocked are delivered once the thread resumes.
+    if (ptrace(PTRACE_SETSIGMASK, tid_, reinterpret_cast<void*>(sizeof(saved_sigmask_)), &saved_sigmask_) != 0) {
+      return ptrace_error("PTRACE_SETSIGMASK");
+    }
+    signals_blocked_ = false;
   }
   // A signal given to PTRACE_DETACH is delivered only from a
   // signal-delivery-stop; there, with its original siginfo put back, the

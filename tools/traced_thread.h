@@ -1,7 +1,14 @@
 // One thread held under ptrace for the injector (x86-64 Linux only): seize,
-// stop, run, wait, registers, memory, and leaving it as it was. Signals that
-// reach the thread while it is held are swallowed and remembered, then handed
-// back at detach, so the target never notices them being delayed.
+// stop, run, wait, registers, memory, and leaving it as it was.
+//
+// Signals: while the thread runs its own code they pass through at once.
+// While it runs injected code its asynchronous signals are blocked
+// (PTRACE_SETSIGMASK), so they stay pending in the kernel, siginfo intact,
+// and cannot interrupt a sleep inside the injected code: that would replace
+// the thread's restart block, which an interrupted nanosleep of the target
+// itself needs to resume with its remaining time. The few that cannot be
+// blocked (SIGSTOP, a kill()ed SIGSEGV...) are swallowed and handed back at
+// detach.
 #pragma once
 
 #if defined(__x86_64__)
@@ -51,6 +58,9 @@ class TracedThread {
   // legacy FXSAVE area where XSAVE is missing) taken while stopped.
   absl::Status save_state();
   const user_regs_struct& saved_regs() const { return saved_regs_; }
+  // Blocks every signal but the CPU faults (a blocked SIGSEGV, once raised,
+  // would reset the target's handler to SIG_DFL) until restore.
+  absl::Status block_async_signals();
   // x87 and SSE control in their ABI default (empty x87 stack, MXCSR 0x1f80)
   // for a function call, whatever the interrupted code was doing.
   absl::Status set_call_fp_state();
@@ -83,6 +93,8 @@ class TracedThread {
   user_regs_struct saved_regs_{};
   std::vector<uint8_t> saved_xstate_;  // NT_X86_XSTATE, sized by the kernel
   user_fpregs_struct saved_fpregs_{};  // used when XSAVE is unavailable
+  uint64_t saved_sigmask_ = 0;
+  bool signals_blocked_ = false;       // running injected code
   bool xstate_ok_ = false;
   std::vector<siginfo_t> pending_;     // signals swallowed while held
 };
