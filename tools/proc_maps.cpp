@@ -46,6 +46,17 @@ absl::StatusOr<std::vector<MapEntry>> read_proc_maps(pid_t pid) {
   return parse_proc_maps(text.str());
 }
 
+std::string proc_status_field(pid_t pid, const std::string& field) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) != 0) continue;
+    size_t v = line.find_first_not_of(" \t", field.size() + 1);
+    return v == std::string::npos ? "" : line.substr(v);
+  }
+  return "";
+}
+
 std::string path_basename(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);

@@ -42,6 +42,9 @@ absl::StatusOr<std::vector<MapEntry>> read_proc_maps(pid_t pid);
 // (file replaced on disk after it was mapped) is kept, so callers can see it.
 std::string path_basename(const std::string& path);
 
+// A "Name:\tvalue" field of /proc/PID/status ("" when absent or unreadable).
+std::string proc_status_field(pid_t pid, const std::string& field);
+
 // The first mapped file (in address order) whose basename satisfies `matches`.
 // base is the start of its mapping at file offset 0: the kernel places the
 // file's first PT_LOAD (offset 0, vaddr 0 for shared objects) there, even when

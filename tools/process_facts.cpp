@@ -1,7 +1,6 @@
 #include "tools/process_facts.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,22 +11,20 @@
 #include <set>
 #include <sstream>
 
+#include "tools/elf_symbols.h"
+#include "tools/proc_maps.h"
+
 namespace syncscope {
 namespace {
+
+using tools::elf_machine;
+using tools::proc_status_field;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
-}
-
-std::string status_field(const std::string& status, const std::string& key) {
-  size_t at = status.find("\n" + key + ":");
-  if (at == std::string::npos) return {};
-  size_t begin = status.find_first_not_of(" \t", at + key.size() + 2);
-  size_t end = status.find('\n', begin);
-  return status.substr(begin, end - begin);
 }
 
 std::string command_line_of(pid_t pid) {
@@ -38,8 +35,7 @@ std::string command_line_of(pid_t pid) {
 }
 
 pid_t parent_of(pid_t pid) {
-  std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
-  return static_cast<pid_t>(std::atoi(status_field(status, "PPid").c_str()));
+  return static_cast<pid_t>(std::atoi(proc_status_field(pid, "PPid").c_str()));
 }
 
 const char* machine_name(uint16_t machine) {
@@ -55,35 +51,23 @@ const char* machine_name(uint16_t machine) {
 
 }  // namespace
 
-uint16_t elf_machine_of(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  unsigned char header[EI_NIDENT + 4] = {};
-  ssize_t n = read(fd, header, sizeof(header));
-  close(fd);
-  if (n < static_cast<ssize_t>(sizeof(header)) || std::memcmp(header, ELFMAG, SELFMAG) != 0) return 0;
-  uint16_t machine;
-  std::memcpy(&machine, header + EI_NIDENT + 2, sizeof(machine));  // e_type (2 bytes), then e_machine
-  return machine;
-}
-
 absl::StatusOr<ProcessFacts> inspect_process(pid_t pid) {
   const std::string proc = "/proc/" + std::to_string(pid);
-  std::string status = read_file(proc + "/status");
-  if (pid <= 0 || status.empty()) return absl::NotFoundError("no such process: " + std::to_string(pid));
-  status = "\n" + status;
+  if (pid <= 0 || proc_status_field(pid, "Pid").empty()) {
+    return absl::NotFoundError("no such process: " + std::to_string(pid));
+  }
   ProcessFacts facts;
   facts.pid = pid;
-  facts.uid = static_cast<uid_t>(std::strtoul(status_field(status, "Uid").c_str(), nullptr, 10));
-  facts.tracer = static_cast<pid_t>(std::atoi(status_field(status, "TracerPid").c_str()));
+  facts.uid = static_cast<uid_t>(std::strtoul(proc_status_field(pid, "Uid").c_str(), nullptr, 10));
+  facts.tracer = static_cast<pid_t>(std::atoi(proc_status_field(pid, "TracerPid").c_str()));
   facts.command_line = command_line_of(pid);
   std::error_code ec;
   facts.exe = std::filesystem::read_symlink(proc + "/exe", ec).string();
-  facts.machine = elf_machine_of(proc + "/exe");
+  facts.machine = elf_machine(proc + "/exe").value_or(0);
   std::string maps = read_file(proc + "/maps");
   facts.cuda_loaded = maps.find("/libcudart.so") != std::string::npos || maps.find("/libcuda.so") != std::string::npos;
   facts.recorder_loaded = maps.find("/libsyncscope.so") != std::string::npos;
-  if (status_field(status, "State").rfind("Z", 0) == 0) {
+  if (proc_status_field(pid, "State").rfind("Z", 0) == 0) {
     return absl::NotFoundError("process " + std::to_string(pid) + " has exited (zombie)");
   }
   return facts;
@@ -96,7 +80,7 @@ absl::Status check_attachable(const ProcessFacts& facts) {
     return absl::PermissionDeniedError(who + " belongs to uid " + std::to_string(facts.uid) +
                                        "; syncscope attaches only to your own processes (or run it as root)");
   }
-  uint16_t ours = elf_machine_of("/proc/self/exe");
+  uint16_t ours = elf_machine("/proc/self/exe").value_or(0);
   if (facts.machine != 0 && ours != 0 && facts.machine != ours) {
     return absl::FailedPreconditionError(who + " is " + machine_name(facts.machine) + " but this syncscope is " +
                                          machine_name(ours) + ": use a syncscope built for its architecture");

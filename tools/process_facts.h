@@ -36,7 +36,4 @@ absl::Status check_attachable(const ProcessFacts& facts);
 // this one and its ancestors, sorted by pid.
 std::vector<pid_t> find_processes(const std::string& pattern);
 
-// e_machine of an ELF file, 0 if unreadable.
-uint16_t elf_machine_of(const std::string& path);
-
 }  // namespace syncscope

@@ -59,29 +59,18 @@ bool is_loader(const std::string& base) {
   return starts_with(base, "ld-linux") || (starts_with(base, "ld-") && base.size() > 3 && isdigit(base[3]));
 }
 
-std::string status_field(pid_t pid, const std::string& field) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) != 0) continue;
-    size_t v = line.find_first_not_of(" \t", field.size() + 1);
-    return v == std::string::npos ? "" : line.substr(v);
-  }
-  return "";
-}
-
 // Everything that can be refused before touching the process.
 absl::Status check_target(pid_t pid) {
   if (pid <= 0) return absl::InvalidArgumentError(absl::StrCat("invalid process id ", pid));
   if (pid == getpid()) return absl::InvalidArgumentError("cannot inject into the injecting process itself");
   if (::kill(pid, 0) != 0 && errno == ESRCH) return absl::NotFoundError(absl::StrCat("no such process: ", pid));
-  std::string tgid = status_field(pid, "Tgid");
+  std::string tgid = proc_status_field(pid, "Tgid");
   if (tgid.empty()) return absl::NotFoundError(absl::StrCat("no such process: ", pid));
   if (tgid != std::to_string(pid)) {
     return absl::InvalidArgumentError(
         absl::StrCat(pid, " is a thread of process ", tgid, "; pass the process id (its main thread)"));
   }
-  if (starts_with(status_field(pid, "State"), "Z")) {
+  if (starts_with(proc_status_field(pid, "State"), "Z")) {
     return absl::NotFoundError(absl::StrCat("no such process: ", pid, " has exited (zombie)"));
   }
   // Unreadable exe (EACCES) is left to PTRACE_SEIZE, which explains EPERM.

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "tools/proc_maps.h"
 
 namespace syncscope::tools {
 namespace {
@@ -34,21 +35,9 @@ std::string read_small_file(const std::string& path) {
   return s.str();
 }
 
-// A "Name:\tvalue" field of /proc/PID/status, or "".
-std::string status_field(pid_t pid, const std::string& field) {
-  std::istringstream lines(read_small_file(absl::StrCat("/proc/", pid, "/status")));
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind(field + ":", 0) != 0) continue;
-    size_t v = line.find_first_not_of(" \t", field.size() + 1);
-    return v == std::string::npos ? "" : line.substr(v);
-  }
-  return "";
-}
-
 // Why PTRACE_SEIZE said EPERM, as far as can be told from outside.
 std::string permission_explanation(pid_t pid) {
-  std::string tracer = status_field(pid, "TracerPid");
+  std::string tracer = proc_status_field(pid, "TracerPid");
   if (!tracer.empty() && tracer != "0") {
     std::string comm = read_small_file(absl::StrCat("/proc/", tracer, "/comm"));
     while (!comm.empty() && comm.back() == '\n') comm.pop_back();

@@ -143,6 +143,13 @@ class Inject : public ::testing::Test {
     return e;
   }
   std::string loaded_line(pid_t pid) const { return "loaded " + std::to_string(pid) + "\n"; }
+  // Injects the probe library and checks that its constructor ran in the target.
+  void inject_probe(pid_t pid, int timeout_ms = 10000) {
+    auto handle = inject_library(pid, INJECT_PROBE_LIB, timeout_ms);
+    ASSERT_TRUE(handle.ok()) << handle.status();
+    EXPECT_NE(*handle, 0u);
+    EXPECT_EQ(read_file(probe_), loaded_line(pid));
+  }
   std::string probe_;
 };
 
@@ -152,10 +159,7 @@ TEST_F(Inject, SleepingTargetSleepsItsFullTime) {
   Target t({"sleep", "2"}, env());
   ASSERT_TRUE(t.ready());
   t.wait_until_blocked();
-  auto handle = inject_library(t.pid(), INJECT_PROBE_LIB);
-  ASSERT_TRUE(handle.ok()) << handle.status();
-  EXPECT_NE(*handle, 0u);
-  EXPECT_EQ(read_file(probe_), loaded_line(t.pid()));
+  ASSERT_NO_FATAL_FAILURE(inject_probe(t.pid()));
   std::string out;
   EXPECT_EQ(t.finish(&out), 7) << out;
   // nanosleep was restarted for its remaining time, not cut short (EINTR).
@@ -166,10 +170,7 @@ TEST_F(Inject, BusyTargetKeepsItsRegistersAndHeap) {
   Target t({"busy", "2"}, env());
   ASSERT_TRUE(t.ready());
   std::this_thread::sleep_for(200ms);
-  auto handle = inject_library(t.pid(), INJECT_PROBE_LIB);
-  ASSERT_TRUE(handle.ok()) << handle.status();
-  EXPECT_NE(*handle, 0u);
-  EXPECT_EQ(read_file(probe_), loaded_line(t.pid()));
+  ASSERT_NO_FATAL_FAILURE(inject_probe(t.pid()));
   std::string out;
   EXPECT_EQ(t.finish(&out), 7) << out;
   EXPECT_EQ(out, "busy ok\n");
@@ -196,9 +197,7 @@ TEST_F(Inject, BlockedReadGetsTheDataWrittenAfterwards) {
   Target t({"read"}, env());
   ASSERT_TRUE(t.ready());
   t.wait_until_blocked();
-  auto handle = inject_library(t.pid(), INJECT_PROBE_LIB);
-  ASSERT_TRUE(handle.ok()) << handle.status();
-  EXPECT_EQ(read_file(probe_), loaded_line(t.pid()));
+  ASSERT_NO_FATAL_FAILURE(inject_probe(t.pid()));
   t.write_stdin("hello through the pipe");
   t.close_stdin();
   std::string out;
@@ -229,9 +228,7 @@ TEST_F(Inject, BlockedSignalsAndFaultHandlerAreLeftAlone) {
   Target t({"masked", "1"}, env());
   ASSERT_TRUE(t.ready());
   t.wait_until_blocked();
-  auto handle = inject_library(t.pid(), INJECT_PROBE_LIB);
-  ASSERT_TRUE(handle.ok()) << handle.status();
-  EXPECT_EQ(read_file(probe_), loaded_line(t.pid()));
+  ASSERT_NO_FATAL_FAILURE(inject_probe(t.pid()));
   std::string out;
   EXPECT_EQ(t.finish(&out), 7) << out;
   EXPECT_NE(out.find("mask kept, handler kept"), std::string::npos) << out;
@@ -324,9 +321,7 @@ TEST_F(Inject, StoppedTargetStaysStopped) {
   kill(t.pid(), SIGSTOP);
   t.wait_for_state('T');
   ASSERT_EQ(t.state(), 'T');
-  auto handle = inject_library(t.pid(), INJECT_PROBE_LIB);
-  ASSERT_TRUE(handle.ok()) << handle.status();
-  EXPECT_EQ(read_file(probe_), loaded_line(t.pid()));
+  ASSERT_NO_FATAL_FAILURE(inject_probe(t.pid()));
   std::this_thread::sleep_for(100ms);
   EXPECT_EQ(t.state(), 'T');
   kill(t.pid(), SIGCONT);
