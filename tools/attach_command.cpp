@@ -67,16 +67,36 @@ absl::StatusOr<ControlConnection> reach(const ProcessFacts& facts, const AttachO
                                 " but its control endpoint did not come up (see that process's stderr)");
 }
 
-// Until the duration ends, Ctrl-C (or SIGTERM/SIGHUP), or every target exits.
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+  return set;
+}
+
+// Ctrl-C (SIGINT, SIGTERM, SIGHUP) must never kill syncscope while it holds
+// a process under ptrace or leaves a session half done: from the first
+// injection to the last detach they are blocked, and taken (sigtimedwait)
+// only as "stop recording now".
+class StopSignalsDeferred {
+ public:
+  StopSignalsDeferred() {
+    sigset_t set = stop_signals();
+    sigprocmask(SIG_BLOCK, &set, &previous_);
+  }
+  ~StopSignalsDeferred() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+
+ private:
+  sigset_t previous_;
+};
+
+// Until the duration ends, a stop signal, or every target exits.
 void wait_for_end(std::vector<Target>& targets, const std::optional<long long>& duration_ms) {
-  sigset_t stop_signals, previous;
-  sigemptyset(&stop_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals, sig);
-  sigprocmask(SIG_BLOCK, &stop_signals, &previous);
+  const sigset_t signals = stop_signals();
   auto start = std::chrono::steady_clock::now();
   for (;;) {
     timespec tick{0, 100 * 1000 * 1000};
-    int sig = sigtimedwait(&stop_signals, nullptr, &tick);
+    int sig = sigtimedwait(&signals, nullptr, &tick);
     if (sig > 0) {
       spdlog::info("{}: stopping the recording", strsignal(sig));
       break;
@@ -94,7 +114,6 @@ void wait_for_end(std::vector<Target>& targets, const std::optional<long long>& 
     }
     if (!any_running) break;
   }
-  sigprocmask(SIG_SETMASK, &previous, nullptr);
 }
 
 void stop(Target& t) {
@@ -151,6 +170,7 @@ int attach_command(const AttachOptions& options) {
 
   std::vector<Target> targets;
   int refused = 0;
+  std::optional<StopSignalsDeferred> deferred(std::in_place);
   for (pid_t pid : pids) {
     auto facts = inspect_process(pid);
     absl::Status ok = facts.ok() ? check_attachable(*facts) : facts.status();
@@ -178,6 +198,7 @@ int attach_command(const AttachOptions& options) {
     targets.push_back(std::move(target));
   }
   if (targets.empty()) {
+    deferred.reset();
     if (refused == 0) spdlog::error("no CUDA process's command line contains '{}'", options.pattern);
     return 2;
   }
@@ -202,6 +223,7 @@ int attach_command(const AttachOptions& options) {
   wait_for_end(targets, options.duration_ms);
   for (Target& t : targets) stop(t);
   for (Target& t : targets) t.connection = ControlConnection();  // detach: close every endpoint connection
+  deferred.reset();  // every process is left as it was: Ctrl-C may stop the report now
 
   spdlog::info("traces in {}", dir);
   ReportSettings report = options.report_settings;

@@ -5,6 +5,7 @@
 // exited with its own status, and (injected) that its import slots were
 // redirected while recording and are byte-for-byte as before afterwards.
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -16,7 +17,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <cerrno>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -161,6 +164,52 @@ TEST(Attach, InjectsIntoAnUnpreparedProcessAndPutsItsImportSlotsBack) {
   RunResult own = finish(target, 30);
   EXPECT_EQ(own.exit_code, 9) << own.err;
   EXPECT_NE(own.out.find("long_loop:"), std::string::npos);
+}
+
+TEST(Attach, SeveralProcessesOneReport) {
+  // One dormant, one unprepared: both reached, one report with both.
+  std::string dir = fresh_dir("attach-several");
+  Started dormant = start({example("long_loop"), "6", "5"}, dormant_env());
+  Started plain = start({example("long_loop"), "6", "6"}, fake_runtime_env());
+  std::this_thread::sleep_for(600ms);
+  RunResult r = attach({std::to_string(dormant.pid), std::to_string(plain.pid), "-d", "1s", "-o", dir + "/t",
+                        "--format", "json=" + dir + "/r.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json report = read_json(dir + "/r.json");
+  ASSERT_EQ(report["processes"].size(), 2u);
+  std::set<std::string> modes;
+  for (const auto& p : report["processes"]) modes.insert(p["attach"]["mode"].get<std::string>());
+  EXPECT_EQ(modes, (std::set<std::string>{"dormant", "injected"}));
+  EXPECT_EQ(finish(dormant, 30).exit_code, 5);
+  EXPECT_EQ(finish(plain, 30).exit_code, 6);
+}
+
+TEST(Attach, CtrlCEndsTheRecordingAndStillReports) {
+  std::string dir = fresh_dir("attach-ctrl-c");
+  Started target = start({example("long_loop"), "8", "8"}, dormant_env());
+  std::this_thread::sleep_for(500ms);
+  Started attaching = start({syncscope_bin(), "attach", std::to_string(target.pid), "-o", dir + "/t"},
+                            fake_runtime_env());
+  ASSERT_TRUE(wait_for_text(attaching.err_path, "until Ctrl-C", 10s)) << slurp(attaching.err_path);
+  std::this_thread::sleep_for(800ms);
+  kill(attaching.pid, SIGINT);
+  RunResult r = finish(attaching, 30);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("long_loop_step"), std::string::npos) << r.out;
+  EXPECT_TRUE(still_running(target.pid));
+  EXPECT_EQ(finish(target, 30).exit_code, 8);
+}
+
+TEST(Attach, AnotherTracerIsNamed) {
+  Started target = start({example("long_loop"), "5"}, fake_runtime_env());
+  std::this_thread::sleep_for(300ms);
+  ASSERT_EQ(ptrace(PTRACE_SEIZE, target.pid, nullptr, nullptr), 0) << std::strerror(errno);
+  RunResult r = attach({std::to_string(target.pid), "-d", "1s", "-o", fresh_dir("attach-traced") + "/t"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("another tracer"), std::string::npos) << r.err;
+  ptrace(PTRACE_DETACH, target.pid, nullptr, nullptr);
+  kill(target.pid, SIGKILL);
+  finish(target, 30);
 }
 
 TEST(Attach, TargetExitingDuringTheRecordingLeavesAReadableTrace) {

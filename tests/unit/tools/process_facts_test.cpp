@@ -30,6 +30,25 @@ TEST(ProcessFacts, DescribesThisProcess) {
   EXPECT_NE(std::string(why.message()).find("not a CUDA process"), std::string::npos) << why;
 }
 
+TEST(ProcessFacts, RefusesAnotherArchitectureOrUser) {
+  ProcessFacts facts;
+  facts.pid = 4242;
+  facts.uid = getuid();
+  facts.cuda_loaded = true;
+  facts.command_line = "python3 train.py";
+#if defined(__x86_64__)
+  facts.machine = EM_AARCH64;
+  absl::Status why = check_attachable(facts);
+  EXPECT_NE(std::string(why.message()).find("is aarch64 but this syncscope is x86-64"), std::string::npos) << why;
+#endif
+  facts.machine = 0;  // unknown: not held against it
+  EXPECT_TRUE(check_attachable(facts).ok());
+  if (geteuid() != 0) {
+    facts.uid = geteuid() + 1;
+    EXPECT_EQ(check_attachable(facts).code(), absl::StatusCode::kPermissionDenied);
+  }
+}
+
 TEST(ProcessFacts, NoSuchProcess) {
   pid_t child = fork();
   if (child == 0) _exit(0);
