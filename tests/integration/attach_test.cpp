@@ -166,6 +166,33 @@ TEST(Attach, InjectsIntoAnUnpreparedProcessAndPutsItsImportSlotsBack) {
   EXPECT_NE(own.out.find("long_loop:"), std::string::npos);
 }
 
+TEST(Attach, ALibraryLoadedDuringTheSessionIsRedirectedAndPutBack) {
+  std::string dir = fresh_dir("attach-late-plugin");
+  std::string trigger = dir + "/load-now";
+  Started target = start({SYNCSCOPE_LATE_PLUGIN_LOOP, "8", trigger, SYNCSCOPE_LATE_PLUGIN}, fake_runtime_env());
+  std::this_thread::sleep_for(400ms);
+  Started attaching = start({syncscope_bin(), "attach", std::to_string(target.pid), "-d", "2s", "-o", dir + "/t",
+                             "--format", "json=" + dir + "/r.json"},
+                            fake_runtime_env());
+  ASSERT_TRUE(wait_for_text(attaching.err_path, "recording process", 15s)) << slurp(attaching.err_path);
+  std::ofstream(trigger) << "go";  // the loop dlopens the plugin now, mid-session
+  RunResult r = finish(attaching, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_GT(count_api(traces[0], ApiId::cudaDeviceSynchronize), 50u)
+      << "the plugin's own import of cudaDeviceSynchronize must reach the hook";
+  // More slots were put back than were redirected when the session began.
+  int at_start = read_json(dir + "/r.json")["processes"][0]["attach"]["redirected_slots"].get<int>();
+  size_t at = r.err.find(" import slot(s) put back");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  int put_back = std::atoi(r.err.c_str() + r.err.rfind(' ', at - 1) + 1);
+  EXPECT_GT(put_back, at_start) << r.err;
+  RunResult own = finish(target, 30);
+  EXPECT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(own.out.find("with the plugin"), std::string::npos);
+}
+
 TEST(Attach, SeveralProcessesOneReport) {
   // One dormant, one unprepared: both reached, one report with both.
   std::string dir = fresh_dir("attach-several");
