@@ -94,6 +94,14 @@ void* control_main(void*) {
     }
     if (!same_user(client)) {
       reply(client, "error not permitted: the control endpoint serves only its own user");
+      // Closing with the client's command unread would reset the connection
+      // and lose the reply: end our side, let it finish (briefly), then close.
+      shutdown(client, SHUT_WR);
+      timeval patience{0, 200000};
+      setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof(patience));
+      char sink[256];
+      for (int reads = 0; reads < 16 && recv(client, sink, sizeof(sink), 0) > 0; ++reads) {
+      }
     } else {
       serve(client);
     }

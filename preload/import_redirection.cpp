@@ -2,11 +2,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>  // program_invocation_short_name
@@ -35,7 +31,7 @@ struct State {
   std::mutex mutex;
   std::unordered_map<std::string, void*> hooks;  // exported name -> our definition
   std::vector<SavedSlot> saved;
-  std::set<uintptr_t> scanned;  // load bases of objects already redirected
+  std::set<std::pair<uintptr_t, std::string>> scanned;  // objects already redirected (base, path)
   unsigned long long last_adds = ~0ull;
 };
 
@@ -44,48 +40,77 @@ State& state() {
   return *s;
 }
 
-// Our exports, read from this library's own file: exactly the functions the
-// version script (exports.map) exports, each a hook to redirect to.
-std::unordered_map<std::string, void*> exported_hooks() {
-  std::unordered_map<std::string, void*> hooks;
-  Dl_info self{};
-  if (dladdr(reinterpret_cast<void*>(&own_load_base), &self) == 0 || self.dli_fname == nullptr) return hooks;
-  const uintptr_t base = own_load_base();
-  int fd = open(self.dli_fname, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return hooks;
-  struct stat st {};
-  void* map = fstat(fd, &st) == 0 ? mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  close(fd);
-  if (map == MAP_FAILED) return hooks;
-  const auto* bytes = static_cast<const unsigned char*>(map);
-  const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(bytes);
-  const auto* sections = reinterpret_cast<const ElfW(Shdr)*>(bytes + header->e_shoff);
-  for (int i = 0; i < header->e_shnum; ++i) {
-    if (sections[i].sh_type != SHT_DYNSYM) continue;
-    const auto* symbols = reinterpret_cast<const ElfW(Sym)*>(bytes + sections[i].sh_offset);
-    const char* names = reinterpret_cast<const char*>(bytes + sections[sections[i].sh_link].sh_offset);
-    size_t count = sections[i].sh_size / sizeof(ElfW(Sym));
-    for (size_t k = 0; k < count; ++k) {
-      const ElfW(Sym)& sym = symbols[k];
-      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF) continue;
-      if (ELF64_ST_VISIBILITY(sym.st_other) != STV_DEFAULT) continue;
-      hooks.emplace(names + sym.st_name, reinterpret_cast<void*>(base + sym.st_value));
+// Number of symbols in a dynamic symbol table, from its hash table (the
+// dynamic section gives the table's address, not its length).
+size_t symbol_count(const uint32_t* sysv_hash, const uint32_t* gnu_hash) {
+  if (sysv_hash != nullptr) return sysv_hash[1];  // nchain
+  if (gnu_hash == nullptr) return 0;
+  const uint32_t buckets = gnu_hash[0], first = gnu_hash[1], bloom_words = gnu_hash[2];
+  const auto* bucket = reinterpret_cast<const uint32_t*>(reinterpret_cast<const ElfW(Addr)*>(gnu_hash + 4) +
+                                                         bloom_words);
+  const uint32_t* chain = bucket + buckets;
+  uint32_t last = 0;
+  for (uint32_t i = 0; i < buckets; ++i) last = bucket[i] > last ? bucket[i] : last;
+  if (last < first) return first;
+  while ((chain[last - first] & 1u) == 0) ++last;  // the low bit ends a chain
+  return last + 1;
+}
+
+int read_own_exports(dl_phdr_info* info, size_t, void* data) {
+  if (info->dlpi_addr != own_load_base()) return 0;
+  auto* hooks = static_cast<std::unordered_map<std::string, void*>*>(data);
+  const ElfW(Dyn)* dynamic = nullptr;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
+      dynamic = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
     }
   }
-  munmap(map, st.st_size);
+  if (dynamic == nullptr) return 1;
+  const ElfW(Sym)* symbols = nullptr;
+  const char* names = nullptr;
+  const uint32_t *sysv_hash = nullptr, *gnu_hash = nullptr;
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
+    // ld.so has relocated these entries to absolute addresses.
+    switch (d->d_tag) {
+      case DT_SYMTAB: symbols = reinterpret_cast<const ElfW(Sym)*>(d->d_un.d_ptr); break;
+      case DT_STRTAB: names = reinterpret_cast<const char*>(d->d_un.d_ptr); break;
+      case DT_HASH: sysv_hash = reinterpret_cast<const uint32_t*>(d->d_un.d_ptr); break;
+      case DT_GNU_HASH: gnu_hash = reinterpret_cast<const uint32_t*>(d->d_un.d_ptr); break;
+      default: break;
+    }
+  }
+  if (symbols == nullptr || names == nullptr) return 1;
+  const size_t count = symbol_count(sysv_hash, gnu_hash);
+  for (size_t k = 1; k < count; ++k) {
+    const ElfW(Sym)& sym = symbols[k];
+    if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF) continue;
+    if (ELF64_ST_VISIBILITY(sym.st_other) != STV_DEFAULT) continue;
+    hooks->emplace(names + sym.st_name, reinterpret_cast<void*>(info->dlpi_addr + sym.st_value));
+  }
+  return 1;
+}
+
+// Our exports, read from this library's loaded image (not its file, which
+// may have been rebuilt since): exactly the functions the version script
+// (exports.map) exports, each a hook to redirect to.
+std::unordered_map<std::string, void*> exported_hooks() {
+  std::unordered_map<std::string, void*> hooks;
+  dl_iterate_phdr(read_own_exports, &hooks);
   return hooks;
 }
 
 struct Pass {
   State* state;
-  std::set<uintptr_t> seen_now;
+  std::set<std::pair<uintptr_t, std::string>> seen_now;
   int written = 0;
 };
 
 int redirect_slot(const ImportSlot& slot, void* data) {
   auto* pass = static_cast<Pass*>(data);
-  if (pass->state->scanned.count(slot.object_base) != 0) return 0;
-  pass->seen_now.insert(slot.object_base);
+  // (Another object may be loaded later where an unloaded one was.)
+  std::pair<uintptr_t, std::string> object{slot.object_base, slot.object};
+  if (pass->state->scanned.count(object) != 0) return 0;
+  pass->seen_now.insert(std::move(object));
   auto hook = pass->state->hooks.find(slot.symbol);
   if (hook == pass->state->hooks.end()) return 0;
   void* current = __atomic_load_n(slot.address, __ATOMIC_ACQUIRE);
