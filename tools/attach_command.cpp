@@ -169,7 +169,7 @@ int attach_command(const AttachOptions& options) {
   dir = std::filesystem::absolute(dir).lexically_normal().string();
 
   std::vector<Target> targets;
-  int refused = 0;
+  int refused = 0, skipped = 0;
   std::optional<StopSignalsDeferred> deferred(std::in_place);
   for (pid_t pid : pids) {
     auto facts = inspect_process(pid);
@@ -183,6 +183,7 @@ int attach_command(const AttachOptions& options) {
         ++refused;
       } else {
         spdlog::debug("skipped: {}", std::string(ok.message()));
+        ++skipped;
       }
       continue;
     }
@@ -196,6 +197,9 @@ int attach_command(const AttachOptions& options) {
     }
     target.connection = std::move(*connection);
     targets.push_back(std::move(target));
+  }
+  if (skipped > 0) {
+    spdlog::info("{} other process(es) matching '{}' skipped (not CUDA, or not yours)", skipped, options.pattern);
   }
   if (targets.empty()) {
     deferred.reset();
