@@ -313,7 +313,14 @@ TEST(Attach, AClientThatGoesAwayEndsItsSession) {
   ASSERT_EQ(reply.rfind("ok recording", 0), 0u) << reply;
   EXPECT_EQ(request_line(fd, "start " + dir).rfind("error", 0), 0u) << "one session at a time";
   EXPECT_EQ(request_line(fd, "bogus").rfind("error unknown command", 0), 0u);
-  std::this_thread::sleep_for(500ms);
+  std::this_thread::sleep_for(300ms);
+  // flush: what was recorded so far is on disk when the reply comes.
+  EXPECT_EQ(request_line(fd, "flush"), "ok flushed");
+  auto flushed = load_traces(dir);
+  ASSERT_EQ(flushed.size(), 1u);
+  EXPECT_GT(count_api(flushed[0], ApiId::cudaStreamSynchronize), 50u);
+  EXPECT_FALSE(flushed[0].complete) << "still recording: no end record yet";
+  std::this_thread::sleep_for(200ms);
   close(fd);  // as if attach were killed: the process must stop recording by itself
   std::this_thread::sleep_for(700ms);
   auto traces = load_traces(dir);
