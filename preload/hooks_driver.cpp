@@ -145,7 +145,7 @@ void* loaded_libcuda() {
 
 void* resolve_real_driver_function(int index) {
   if (index < 0 || index >= kDriverCount) return nullptr;
-  void* fn = loaded_late() ? nullptr : real_dlsym()(RTLD_NEXT, kRows[index].name);
+  void* fn = next_definition(kRows[index].name);
   if (fn == nullptr) {
     void* libcuda = loaded_libcuda();
     if (libcuda != nullptr) fn = real_dlsym()(libcuda, kRows[index].name);

@@ -63,7 +63,7 @@ std::atomic<void*> g_get_proc_v2{nullptr};
 void* real_driver_entry(std::atomic<void*>& slot, const char* name, void* own) {
   void* fn = slot.load(std::memory_order_acquire);
   if (fn != nullptr) return fn;
-  fn = loaded_late() ? nullptr : real_dlsym()(RTLD_NEXT, name);
+  fn = next_definition(name);
   if (fn == nullptr && loaded_libcuda() != nullptr) fn = real_dlsym()(loaded_libcuda(), name);
   if (fn == nullptr || fn == own) return nullptr;
   void* expected = nullptr;

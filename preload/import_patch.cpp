@@ -1,7 +1,5 @@
 #include "preload/import_patch.h"
 
-#include <link.h>
-
 #include <cstring>
 
 #include "preload/import_slots.h"
@@ -22,18 +20,12 @@ int patch_slot(const ImportSlot& slot, void* data) {
   return 0;
 }
 
-// Objects added since the last scan (dlpi_adds counts loads, never decreases).
-int count_loads(dl_phdr_info* info, size_t, void* data) {
-  *static_cast<unsigned long long*>(data) = info->dlpi_adds;
-  return 1;
-}
-
 }  // namespace
 
 int patch_imports(const char* symbol, void* replacement) {
   static unsigned long long last_adds = ~0ull;
-  unsigned long long adds = 0;
-  dl_iterate_phdr(count_loads, &adds);
+  // Only when objects were added since the last scan.
+  unsigned long long adds = objects_ever_loaded();
   if (adds == last_adds) return 0;
   last_adds = adds;
   PatchContext context{symbol, replacement, 0};

@@ -13,8 +13,7 @@
 namespace syncscope::preload {
 
 struct RedirectionSummary {
-  int slots = 0;                    // slots currently pointing at our hooks
-  std::vector<std::string> objects;  // "libtorch_cuda.so (57)", one per object with slots
+  std::vector<std::string> objects;  // "libtorch_cuda.so (57)", one per object with slots, most first
 };
 
 // Redirects the slots of objects not scanned yet (new ones since the last

@@ -21,9 +21,31 @@ struct ImportSlot {
 };
 
 // Calls visit(slot, context) for every import slot of every loaded object
-// except this library. A nonzero return from visit stops the walk.
+// except this library; with `wants`, only of the objects it accepts (asked
+// once per object). A nonzero return from visit stops the walk.
 using ImportVisitor = int (*)(const ImportSlot& slot, void* context);
-void for_each_import_slot(ImportVisitor visit, void* context);
+using ObjectFilter = bool (*)(uintptr_t base, const char* path, void* context);
+void for_each_import_slot(ImportVisitor visit, void* context, ObjectFilter wants = nullptr);
+
+// How many objects have ever been loaded (dlpi_adds: never decreases), to
+// tell cheaply whether anything was loaded since a previous walk.
+unsigned long long objects_ever_loaded();
+
+// A loaded object's dynamic tables, from its PT_DYNAMIC (pointers already
+// absolute). False when it has no dynamic section or symbol table.
+struct DynamicTables {
+  const ElfW(Sym)* symbols = nullptr;
+  const char* strings = nullptr;
+  const ElfW(Rela)* plt_relocations = nullptr;  // DT_JMPREL
+  size_t plt_count = 0;
+  const ElfW(Rela)* relocations = nullptr;  // DT_RELA
+  size_t count = 0;
+  const uint32_t* sysv_hash = nullptr;  // DT_HASH
+  const uint32_t* gnu_hash = nullptr;   // DT_GNU_HASH
+};
+bool read_dynamic_tables(const dl_phdr_info* info, DynamicTables* out);
+// Entries in the dynamic symbol table (its length is known only from a hash table).
+size_t dynamic_symbol_count(const DynamicTables& tables);
 
 // Writes one slot atomically, making a RELRO page writable for the moment
 // and read-only again after. False if the page's protection cannot change.

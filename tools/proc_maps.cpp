@@ -46,6 +46,13 @@ absl::StatusOr<std::vector<MapEntry>> read_proc_maps(pid_t pid) {
   return parse_proc_maps(text.str());
 }
 
+std::string read_small_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 std::string proc_status_field(pid_t pid, const std::string& field) {
   std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
   std::string line;

@@ -42,6 +42,9 @@ absl::StatusOr<std::vector<MapEntry>> read_proc_maps(pid_t pid);
 // (file replaced on disk after it was mapped) is kept, so callers can see it.
 std::string path_basename(const std::string& path);
 
+// The whole of a small file (a /proc entry); "" if it cannot be read.
+std::string read_small_file(const std::string& path);
+
 // A "Name:\tvalue" field of /proc/PID/status ("" when absent or unreadable).
 std::string proc_status_field(pid_t pid, const std::string& field);
 

@@ -7,9 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "tools/elf_symbols.h"
 #include "tools/proc_maps.h"
@@ -20,15 +18,8 @@ namespace {
 using tools::elf_machine;
 using tools::proc_status_field;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 std::string command_line_of(pid_t pid) {
-  std::string raw = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string raw = tools::read_small_file("/proc/" + std::to_string(pid) + "/cmdline");
   while (!raw.empty() && raw.back() == '\0') raw.pop_back();
   std::replace(raw.begin(), raw.end(), '\0', ' ');
   return raw;
@@ -59,14 +50,17 @@ absl::StatusOr<ProcessFacts> inspect_process(pid_t pid) {
   ProcessFacts facts;
   facts.pid = pid;
   facts.uid = static_cast<uid_t>(std::strtoul(proc_status_field(pid, "Uid").c_str(), nullptr, 10));
-  facts.tracer = static_cast<pid_t>(std::atoi(proc_status_field(pid, "TracerPid").c_str()));
   facts.command_line = command_line_of(pid);
   std::error_code ec;
   facts.exe = std::filesystem::read_symlink(proc + "/exe", ec).string();
   facts.machine = elf_machine(proc + "/exe").value_or(0);
-  std::string maps = read_file(proc + "/maps");
-  facts.cuda_loaded = maps.find("/libcudart.so") != std::string::npos || maps.find("/libcuda.so") != std::string::npos;
-  facts.recorder_loaded = maps.find("/libsyncscope.so") != std::string::npos;
+  if (auto maps = tools::read_proc_maps(pid); maps.ok()) {
+    for (const tools::MapEntry& mapping : *maps) {
+      const std::string name = tools::path_basename(mapping.path);
+      if (name.rfind("libcudart.so", 0) == 0 || name.rfind("libcuda.so", 0) == 0) facts.cuda_loaded = true;
+      if (name.rfind("libsyncscope.so", 0) == 0) facts.recorder_loaded = true;
+    }
+  }
   if (proc_status_field(pid, "State").rfind("Z", 0) == 0) {
     return absl::NotFoundError("process " + std::to_string(pid) + " has exited (zombie)");
   }

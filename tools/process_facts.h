@@ -22,7 +22,6 @@ struct ProcessFacts {
   bool cuda_loaded = false;       // libcudart or libcuda mapped
   bool recorder_loaded = false;   // libsyncscope.so mapped
   uint16_t machine = 0;           // ELF e_machine of the executable (0: unknown)
-  pid_t tracer = 0;               // TracerPid
 };
 
 // NotFound "no such process" when it does not exist (or has exited).

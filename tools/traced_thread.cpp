@@ -12,8 +12,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -27,13 +25,6 @@ using Clock = std::chrono::steady_clock;
 // The largest XSAVE layout (AMX tiles included) is about 11 KiB; the kernel
 // shortens iov_len to the real size.
 constexpr size_t kXstateBuffer = 64 * 1024;
-
-std::string read_small_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Why PTRACE_SEIZE said EPERM, as far as can be told from outside.
 std::string permission_explanation(pid_t pid) {
