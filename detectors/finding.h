@@ -32,6 +32,16 @@ struct Finding {
   std::string detail;         // one line of extra evidence
   std::string hint;           // what to do about it
   double severity = 0;        // ranking key: host time lost per step relative to step time
+
+  // Where in the program's structure it happens (detectors/phases.h).
+  int phase_index = -1;        // into Analysis::phases (the recurring phase it belongs to); -1: none
+  uint64_t steps_with = 0;     // steps of that phase in which the site occurred
+  uint64_t every_n_steps = 0;  // >1: it recurs every N steps (periodic logging, eval every N); 0/1: every step
+  // Events made on a thread without Python frames (autograd's backward
+  // threads, C++ workers) while a Python thread waited for them: that
+  // thread's stack (e.g. the `loss.backward()` line) stands for the site.
+  uint32_t waiter_stack_id = 0;  // 0: the event's own stack is the site
+  uint32_t waiter_tid = 0;
 };
 
 }  // namespace syncscope

@@ -1,0 +1,31 @@
+// The program's structure: the recurring phases of a run (the training loop,
+// evaluation passes) and the steps of each. Computed once per process by
+// detectors/segmentation and shared by every detector and renderer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace syncscope {
+
+// How a phase's steps were found, most trusted first.
+enum class StepSource {
+  kOptimizerStep,  // one step per torch.optim optimizer.step() (a marker event)
+  kPattern,        // the repeating pattern of calls on the phase's main thread
+  kTime,           // no steps: a time-based warm-up only
+};
+const char* step_source_name(StepSource s);  // "optimizer-step", "pattern", "time"
+
+struct PhaseInfo {
+  std::string name;                  // "train", "eval", "eval-2", ...
+  StepSource source = StepSource::kPattern;
+  uint64_t steps = 0;                // steady steps of this phase
+  uint32_t calls_per_step = 0;       // pattern calls per step (median for marker steps)
+  double step_ns = 0;                // median step time
+  uint64_t start_ns = 0;             // first steady step's start
+  uint64_t end_ns = 0;               // last steady step's end (exclusive)
+  uint64_t interrupted_steps = 0;    // train steps much longer than the median (eval, checkpoint, logging inside)
+  uint32_t marker_stack_id = 0;      // the optimizer.step() call site (kOptimizerStep), else 0
+};
+
+}  // namespace syncscope
