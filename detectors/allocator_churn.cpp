@@ -19,8 +19,8 @@ bool is_vmm(ApiFamily f) { return f == ApiFamily::kVmmMap || f == ApiFamily::kVm
 
 // Stream-ordered allocations (cudaMallocAsync/cudaFreeAsync) are how a
 // memory-pool allocator is meant to work: not churn (docs/findings-schema.md).
-std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, const StepInfo& steps) {
-  SiteAggregator sites(Category::kAllocatorChurn, steps);
+std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, const Segmentation& segmentation) {
+  SiteAggregator sites(Category::kAllocatorChurn, segmentation);
   // Cause hints from each thread's recent history.
   struct History {
     uint64_t last_alloc_bytes = 0;

@@ -3,14 +3,27 @@
 #include <algorithm>
 
 #include "detectors/detectors.h"
+#include "detectors/segmentation.h"
+#include "detectors/waiters.h"
 
 namespace syncscope {
 
 Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
   Analysis a;
-  a.steps = detect_steps(trace.events, options);
-  for (auto* detector : {detect_hidden_syncs, detect_pageable_copies, detect_allocator_churn, detect_default_stream}) {
-    std::vector<Finding> found = detector(trace.events, a.steps);
+  Segmentation segmentation = segment_run(trace.events, options);
+  attribute_to_waiters(
+      trace.events,
+      [&](uint32_t stack) {
+        auto it = trace.python_stacks.find(stack);
+        return it != trace.python_stacks.end() && !it->second.empty();
+      },
+      &segmentation);
+  a.steps = segmentation.main;
+  a.phases = segmentation.phases;
+  using Detector = std::vector<Finding> (*)(const std::vector<Event>&, const Segmentation&);
+  for (Detector detector : {Detector{detect_hidden_syncs}, Detector{detect_pageable_copies},
+                            Detector{detect_allocator_churn}, Detector{detect_default_stream}}) {
+    std::vector<Finding> found = detector(trace.events, segmentation);
     a.findings.insert(a.findings.end(), found.begin(), found.end());
   }
   std::stable_sort(a.findings.begin(), a.findings.end(), [](const Finding& x, const Finding& y) {

@@ -7,20 +7,21 @@
 
 namespace syncscope {
 
-std::vector<Finding> detect_default_stream(const std::vector<Event>& events, const StepInfo& steps) {
-  SiteAggregator sites(Category::kDefaultStream, steps);
+std::vector<Finding> detect_default_stream(const std::vector<Event>& events, const Segmentation& segmentation) {
+  SiteAggregator sites(Category::kDefaultStream, segmentation);
   // Streams that run kernels (steady state), and blocking streams the program created.
   std::set<uint64_t> compute_streams;
   std::set<uint64_t> blocking_streams;
   std::set<uint64_t> busy_blocking;  // blocking streams with work in steady state
+  auto steady = [&](const Event& e) { return segmentation.places[segmentation.index_of(e)].phase == Phase::kSteady; };
   for (const Event& e : events) {
     ApiFamily f = api_family(e.api);
     if (f == ApiFamily::kStreamCreate && !(e.flags & kFlagError) && (e.bytes & 1u) == 0) blocking_streams.insert(e.stream);
-    if (e.start_ns < steps.steady_start_ns || e.start_ns >= steps.steady_end_ns || (e.flags & kFlagCapturing)) continue;
+    if (!steady(e) || (e.flags & kFlagCapturing)) continue;
     if (f == ApiFamily::kLaunch) compute_streams.insert(e.stream);
   }
   for (const Event& e : events) {
-    if (e.start_ns >= steps.steady_start_ns && e.start_ns < steps.steady_end_ns && blocking_streams.count(e.stream) &&
+    if (steady(e) && blocking_streams.count(e.stream) &&
         api_family(e.api) != ApiFamily::kStreamDestroy) {
       busy_blocking.insert(e.stream);
     }

@@ -32,13 +32,16 @@ bool is_d2h(const Event& e) {
 
 }  // namespace
 
-std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const StepInfo& steps) {
-  SiteAggregator sites(Category::kHiddenSync, steps);
+std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const Segmentation& segmentation) {
+  SiteAggregator sites(Category::kHiddenSync, segmentation);
   // Per thread, the last non-launch call: a D2H copy right before a wait is a read-back.
   std::unordered_map<uint32_t, const Event*> previous;
   for (const Event& e : events) {
     ApiFamily family = api_family(e.api);
-    if (family == ApiFamily::kLaunch || family == ApiFamily::kEventRecord || family == ApiFamily::kQuery) continue;
+    if (family == ApiFamily::kLaunch || family == ApiFamily::kEventRecord || family == ApiFamily::kQuery ||
+        family == ApiFamily::kMarker) {
+      continue;
+    }
     const Event* before = previous[e.tid];
     previous[e.tid] = &e;
     if (e.flags & (kFlagCapturing | kFlagError)) continue;  // captured work does not execute now

@@ -5,8 +5,8 @@
 
 namespace syncscope {
 
-std::vector<Finding> detect_pageable_copies(const std::vector<Event>& events, const StepInfo& steps) {
-  SiteAggregator sites(Category::kPageableCopy, steps);
+std::vector<Finding> detect_pageable_copies(const std::vector<Event>& events, const Segmentation& segmentation) {
+  SiteAggregator sites(Category::kPageableCopy, segmentation);
   for (const Event& e : events) {
     if (api_family(e.api) != ApiFamily::kCopy || e.host_mem != static_cast<uint8_t>(HostMem::kPageable)) continue;
     if (e.flags & (kFlagCapturing | kFlagError)) continue;

@@ -1,38 +1,65 @@
 #include "detectors/site_aggregator.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace syncscope {
+namespace {
+
+// A site seen in fewer than this share of its phase's steps is periodic (or
+// occasional): its spacing is reported ("every 10 steps").
+constexpr double kPeriodicShare = 0.6;
+
+}  // namespace
 
 void SiteAggregator::add(const Event& anchor, const std::string& api, const std::string& sequence,
                          const std::string& cause, uint64_t blocked_ns, uint64_t bytes) {
-  Phase phase = anchor.start_ns < steps_.steady_start_ns ? Phase::kWarmup
-                : anchor.start_ns < steps_.steady_end_ns  ? Phase::kSteady
-                                                          : Phase::kTeardown;
-  auto key = std::make_tuple(static_cast<int>(phase), anchor.stack_id, sequence, cause);
-  Finding& f = findings_[key];
+  const size_t i = seg_.index_of(anchor);
+  const EventPlace& place = seg_.places[i];
+  const uint32_t waiter = seg_.waiter_stack[i];
+  auto key = std::make_tuple(static_cast<int>(place.phase), int{place.phase_index}, anchor.stack_id, waiter, sequence,
+                             cause);
+  Site& site = sites_[key];
+  Finding& f = site.finding;
   if (f.count == 0) {
     f.category = category_;
-    f.phase = phase;
+    f.phase = place.phase;
+    f.phase_index = place.phase == Phase::kSteady ? place.phase_index : -1;
     f.api = api;
     f.api_sequence = sequence;
     f.cause = cause;
     f.stack_id = anchor.stack_id;
     f.tid = anchor.tid;
+    f.waiter_stack_id = waiter;
+    f.waiter_tid = seg_.waiter_tid[i];
   }
   ++f.count;
   f.host_blocked_ns += blocked_ns;
   f.bytes += bytes;
+  if (site.steps.empty() || site.steps.back() != place.step) site.steps.push_back(place.step);
 }
 
-void SiteAggregator::complete(Finding& f) const {
-  const bool per_step = steps_.detected && steps_.steps > 0 && f.phase == Phase::kSteady;
+void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) const {
+  const PhaseInfo* phase =
+      f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < seg_.phases.size() ? &seg_.phases[f.phase_index] : nullptr;
+  const bool per_step = phase != nullptr && phase->steps > 0 && f.phase == Phase::kSteady;
   if (per_step) {
-    f.per_step = static_cast<double>(f.count) / static_cast<double>(steps_.steps);
-    f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / static_cast<double>(steps_.steps);
-    if (steps_.step_ns > 0) f.step_share = f.blocked_ns_per_step / steps_.step_ns;
+    const double n = static_cast<double>(phase->steps);
+    f.per_step = static_cast<double>(f.count) / n;
+    f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / n;
+    if (phase->step_ns > 0) f.step_share = f.blocked_ns_per_step / phase->step_ns;
+    f.steps_with = steps.size();
+    // Periodic: the median spacing of the steps it occurred in.
+    if (steps.size() >= 2 && static_cast<double>(steps.size()) < kPeriodicShare * n) {
+      std::vector<uint32_t> gaps;
+      for (size_t k = 1; k < steps.size(); ++k) gaps.push_back(steps[k] - steps[k - 1]);
+      std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
+      f.every_n_steps = gaps[gaps.size() / 2];
+    }
   }
   // Severity: the share of step time lost; without steps, of the steady run.
-  double span = static_cast<double>(steps_.steady_end_ns > steps_.steady_start_ns
-                                        ? steps_.steady_end_ns - steps_.steady_start_ns
+  double span = static_cast<double>(seg_.main.steady_end_ns > seg_.main.steady_start_ns
+                                        ? seg_.main.steady_end_ns - seg_.main.steady_start_ns
                                         : 1);
   f.severity = per_step ? f.step_share : static_cast<double>(f.host_blocked_ns) / span;
   if (f.phase != Phase::kSteady) f.severity *= 0.1;  // listed apart, ranked lower

@@ -1,5 +1,6 @@
-// Groups the events a detector flags into one Finding per call site (stack),
-// cause, API sequence and phase, and fills the per-step figures.
+// Groups the events a detector flags into one Finding per call site (stack,
+// or the waiting Python line for frameless threads), phase, cause and API
+// sequence, and fills the per-step figures of the phase it recurs in.
 #pragma once
 
 #include <map>
@@ -8,26 +9,26 @@
 #include <vector>
 
 #include "detectors/finding.h"
-#include "detectors/steps.h"
+#include "detectors/segmentation.h"
 #include "trace/event.h"
 
 namespace syncscope {
 
 class SiteAggregator {
  public:
-  SiteAggregator(Category category, const StepInfo& steps) : category_(category), steps_(steps) {}
+  SiteAggregator(Category category, const Segmentation& segmentation) : category_(category), seg_(segmentation) {}
 
-  // One flagged occurrence: `anchor` decides site, thread and phase;
-  // `blocked_ns` is the host time it cost.
+  // One flagged occurrence: `anchor` (an element of the segmented events)
+  // decides site, thread, phase and step; `blocked_ns` is the host time it cost.
   void add(const Event& anchor, const std::string& api, const std::string& sequence, const std::string& cause,
            uint64_t blocked_ns, uint64_t bytes);
   // Findings with per-step figures and severity; `hint_for(cause)` fills hints.
   template <typename HintFn>
   std::vector<Finding> finish(HintFn hint_for) const {
     std::vector<Finding> out;
-    for (const auto& [key, f] : findings_) {
-      Finding done = f;
-      complete(done);
+    for (const auto& [key, site] : sites_) {
+      Finding done = site.finding;
+      complete(done, site.steps);
       done.hint = hint_for(done.cause);
       out.push_back(std::move(done));
     }
@@ -35,10 +36,14 @@ class SiteAggregator {
   }
 
  private:
-  void complete(Finding& f) const;
+  struct Site {
+    Finding finding;
+    std::vector<uint32_t> steps;  // distinct steps it occurred in, ascending
+  };
+  void complete(Finding& f, const std::vector<uint32_t>& steps) const;
   Category category_;
-  StepInfo steps_;
-  std::map<std::tuple<int, uint32_t, std::string, std::string>, Finding> findings_;
+  const Segmentation& seg_;
+  std::map<std::tuple<int, int, uint32_t, uint32_t, std::string, std::string>, Site> sites_;
 };
 
 }  // namespace syncscope

@@ -1,7 +1,6 @@
-// Steady-state segmentation: where warm-up ends and training steps repeat.
-// Steps come from the repeating pattern of calls (the period of the sequence
-// of launches, copies and syncs, each identified by kernel or call site and
-// stream); without one, a time-based warm-up splits the run.
+// Steady-state steps of a run, in the form every detector uses: where
+// warm-up ends, how many steps follow and how long each takes. The rule that
+// finds them lives in detectors/segmentation.h; this is its main phase.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +13,6 @@ namespace syncscope {
 struct StepOptions {
   double warmup_seconds = -1;  // time-based warm-up when no period is found; <0: 10% of the run
   int warmup_steps = 1;        // periods counted as warm-up once steps are detected
-  double min_match = 0.8;      // share of launches that must repeat with the period
 };
 
 struct StepInfo {
@@ -27,7 +25,7 @@ struct StepInfo {
   double step_ns = 0;           // mean steady step time (0 when unknown)
 };
 
-// events must be sorted by start time.
+// events must be sorted by start time. segment_run(...).main.
 StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& options);
 
 }  // namespace syncscope

@@ -157,8 +157,8 @@ class CallRecord {
     if (want_stack_ && config().stacks) {
       uint64_t python[kMaxPythonDepth];
       depth_ = capture_stack(pcs_, kMaxStackDepth);
-      uint32_t python_depth = config().python ? capture_python_stack(python, kMaxPythonDepth, &defer_python_) : 0;
-      event_.stack_id = stack_table().intern(pcs_, depth_, python, python_depth);
+      python_depth_ = config().python ? capture_python_stack(python, kMaxPythonDepth, &defer_python_) : 0;
+      event_.stack_id = stack_table().intern(pcs_, depth_, python, python_depth_);
     }
     event_.start_ns = now_ticks();
   }
@@ -174,6 +174,7 @@ class CallRecord {
       apply_result();
     }
     if (after_ == After::kCaptureEnd) capture_ended(event_.stream);  // ends even on failure
+    if (event_.stack_id != 0 && python_depth_ == 0) note_frameless_call(thread->tid, event_.end_ns);
     if (defer_python_) {
       // Python frames once the thread takes the GIL back (python_resume.cpp);
       // the native-only stack id stays as the fallback.
@@ -255,6 +256,7 @@ class CallRecord {
   bool want_stack_;
   bool defer_python_ = false;
   uint32_t depth_ = 0;
+  uint32_t python_depth_ = 0;
   uint64_t pcs_[kMaxStackDepth];
   After after_ = After::kNone;
   void** out_ptr_ = nullptr;

@@ -7,9 +7,14 @@
 
 namespace syncscope::preload {
 
-// Patches objects loaded since the last call (cheap when none were). Skips
-// this library and the object that defines the symbol. Returns the number of
-// slots written.
-int patch_imports(const char* symbol, void* replacement);
+struct ImportPatch {
+  const char* symbol;
+  void* replacement;
+};
+
+// Patches every listed symbol in the objects loaded since the last call
+// (cheap when none were), in one scan. Skips this library and the object
+// that defines the symbol. Returns the number of slots written.
+int patch_imports(const ImportPatch* patches, int count);
 
 }  // namespace syncscope::preload

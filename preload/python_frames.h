@@ -24,6 +24,11 @@ uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released
 // preload (python_resume.cpp); cheap when no object was loaded since.
 void route_gil_reacquire_here();
 
+// A call worth a stack got no Python frames at its time (its thread runs no
+// Python, or had released the GIL): a Python thread that waited meanwhile
+// records what it was waiting in (python_resume.cpp).
+void note_frameless_call(uint32_t tid, uint64_t ticks);
+
 // Collector: writes a kPyCode record for every code object named since `cursor`.
 void publish_python_code(TraceWriter& writer, uint32_t* cursor);
 

@@ -10,16 +10,29 @@
 // and interns them with each event's native stack. A thread with nothing
 // pending pays one thread-local load.
 //
+// Threads without Python frames. Autograd runs backward on its own worker
+// threads, which hold a Python thread state but never a frame: their syncs
+// and allocations have no Python line of their own. The line the user can
+// act on is the one waiting for them (`loss.backward()`), blocked with the
+// GIL released. So PyEval_SaveThread is interposed too and notes, per
+// thread, when the GIL was released; when a thread takes it back and a
+// frameless call of another thread was recorded meanwhile, it records one
+// syncscope_gil_wait event (released .. taken back, its Python stack). The
+// analysis attributes the frameless calls to the wait that covers them
+// (detectors/waiters.h). A thread pays one thread-local store per release
+// and two relaxed loads per re-acquire.
+//
 // A statically linked python3 (Debian's, Ubuntu's) defines the C API in the
 // executable, which LD_PRELOAD cannot outrank: there the extension modules'
-// import slots for PyEval_RestoreThread are patched (import_patch.h) when an
-// event is first deferred.
+// import slots for both functions are patched (import_patch.h) when an event
+// is first deferred.
 #include <dlfcn.h>
 #include <link.h>
 
 #include <atomic>
 #include <cstring>
 
+#include "preload/clock.h"
 #include "preload/import_patch.h"
 #include "preload/load_mode.h"
 #include "preload/log.h"
@@ -27,17 +40,28 @@
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
 #include "preload/thread_state.h"
+#include "trace/api.h"
 
 namespace syncscope::preload {
 
-// The hook's own code, hidden: taking the address of the exported
+// The hooks' own code, hidden: taking the address of the exported
 // PyEval_RestoreThread from inside this library would give the executable's
 // definition when the executable has one (symbol interposition).
 void restore_thread_hook(void* thread_state);
+void* save_thread_hook();
 
 namespace {
 
 using RestoreFn = void (*)(void*);
+using SaveFn = void* (*)();
+
+// When this thread last released the GIL through PyEval_SaveThread (ticks;
+// 0: not since it last took it back, or the release was not seen).
+__thread uint64_t tls_gil_released_at __attribute__((tls_model("initial-exec"))) = 0;
+// The last frameless call worth a stack, and its thread (racy pair: a wait
+// that misses one by a race is followed by the next backward's).
+std::atomic<uint64_t> g_frameless_at{0};
+std::atomic<uint32_t> g_frameless_tid{0};
 
 // libpython loaded privately (an embedding program) is not found by
 // RTLD_NEXT: look through the loaded objects for it.
@@ -60,25 +84,53 @@ void* find_in_libpython(const char* name) {
   return search.found;
 }
 
-RestoreFn real_restore() {
-  static std::atomic<void*> slot{nullptr};
+// The interpreter's own definition of `name`, never this library's export.
+void* real_python_function(std::atomic<void*>& slot, const char* name) {
   void* fn = slot.load(std::memory_order_acquire);
   if (fn == nullptr) {
     // The executable's own definition comes first in the global scope; a
     // shared libpython's comes after this library.
-    fn = dlsym(RTLD_DEFAULT, "PyEval_RestoreThread");
-    if (fn == dlsym(RTLD_DEFAULT, "PyEval_RestoreThread") && fn != nullptr) {
-      Dl_info where{}, self{};
-      // Our own export (a shared libpython comes after this library): skip it.
-      if (dladdr(fn, &where) && dladdr(reinterpret_cast<void*>(&restore_thread_hook), &self) &&
-          where.dli_fbase == self.dli_fbase) {
-        fn = dlsym(RTLD_NEXT, "PyEval_RestoreThread");
-      }
+    fn = dlsym(RTLD_DEFAULT, name);
+    Dl_info where{}, self{};
+    // Our own export (a shared libpython comes after this library): skip it.
+    if (fn != nullptr && dladdr(fn, &where) && dladdr(reinterpret_cast<void*>(&restore_thread_hook), &self) &&
+        where.dli_fbase == self.dli_fbase) {
+      fn = dlsym(RTLD_NEXT, name);
     }
-    if (fn == nullptr) fn = find_in_libpython("PyEval_RestoreThread");
+    if (fn == nullptr) fn = find_in_libpython(name);
     slot.store(fn, std::memory_order_release);
   }
-  return reinterpret_cast<RestoreFn>(fn);
+  return fn;
+}
+
+RestoreFn real_restore() {
+  static std::atomic<void*> slot{nullptr};
+  return reinterpret_cast<RestoreFn>(real_python_function(slot, "PyEval_RestoreThread"));
+}
+
+SaveFn real_save() {
+  static std::atomic<void*> slot{nullptr};
+  return reinterpret_cast<SaveFn>(real_python_function(slot, "PyEval_SaveThread"));
+}
+
+// One syncscope_gil_wait event: this thread waited, GIL released, from
+// `released` until now, while a frameless thread worked.
+void record_gil_wait(ThreadState* thread, uint64_t released) {
+  tls_in_hook = true;
+  uint64_t python[kMaxPythonDepth];
+  uint32_t python_depth = capture_python_stack(python, kMaxPythonDepth);
+  if (python_depth > 0) {
+    Event e{};
+    e.api = static_cast<uint16_t>(ApiId::syncscope_gil_wait);
+    e.start_ns = released;
+    e.end_ns = now_ticks();
+    e.tid = thread->tid;
+    e.device = -1;
+    const uint64_t no_native[1] = {0};
+    e.stack_id = stack_table().intern(no_native, 0, python, python_depth);
+    thread->ring.push(e);
+  }
+  tls_in_hook = false;
 }
 
 void complete_pending(ThreadState* thread) {
@@ -100,9 +152,23 @@ void complete_pending(ThreadState* thread) {
 
 }  // namespace
 
+void note_frameless_call(uint32_t tid, uint64_t ticks) {
+  g_frameless_tid.store(tid, std::memory_order_relaxed);
+  g_frameless_at.store(ticks, std::memory_order_relaxed);
+}
+
+void* save_thread_hook() {
+  SaveFn real = real_save();
+  void* state = real != nullptr ? real() : nullptr;
+  if (recording()) tls_gil_released_at = now_ticks();
+  return state;
+}
+
 void restore_thread_hook(void* thread_state) {
   RestoreFn real = real_restore();
   if (real != nullptr) real(thread_state);  // nothing to restore to without Python
+  const uint64_t released = tls_gil_released_at;
+  tls_gil_released_at = 0;
   ThreadState* thread = tls_state;
   if (__builtin_expect(thread != nullptr && thread->pending_count > 0, 0) && !tls_in_hook) {
     if (!recording()) {
@@ -111,16 +177,27 @@ void restore_thread_hook(void* thread_state) {
     }
     complete_pending(thread);
   }
+  if (__builtin_expect(released != 0 && g_frameless_at.load(std::memory_order_relaxed) > released, 0) &&
+      !tls_in_hook && recording()) {
+    thread = current_thread_state();
+    if (thread != nullptr && g_frameless_tid.load(std::memory_order_relaxed) != thread->tid) {
+      record_gil_wait(thread, released);
+    }
+  }
 }
 
 void route_gil_reacquire_here() {
   // Loaded late, attach redirected these slots with every other hook, and
   // puts them back when it detaches (import_redirection.h).
   if (loaded_late()) return;
-  int written = patch_imports("PyEval_RestoreThread", reinterpret_cast<void*>(&restore_thread_hook));
+  const ImportPatch patches[] = {
+      {"PyEval_RestoreThread", reinterpret_cast<void*>(&restore_thread_hook)},
+      {"PyEval_SaveThread", reinterpret_cast<void*>(&save_thread_hook)},
+  };
+  int written = patch_imports(patches, 2);
   static std::atomic<int> calls{0};
   if (written > 0 || calls.fetch_add(1, std::memory_order_relaxed) == 0) {
-    log_debug("python: %d import slot(s) of PyEval_RestoreThread now reach the preload", written);
+    log_debug("python: %d import slot(s) of PyEval_RestoreThread/SaveThread now reach the preload", written);
   }
 }
 
@@ -128,4 +205,8 @@ void route_gil_reacquire_here() {
 
 extern "C" __attribute__((visibility("default"))) void PyEval_RestoreThread(void* thread_state) {
   syncscope::preload::restore_thread_hook(thread_state);
+}
+
+extern "C" __attribute__((visibility("default"))) void* PyEval_SaveThread() {
+  return syncscope::preload::save_thread_hook();
 }

@@ -14,6 +14,7 @@ command -v patchelf >/dev/null || {
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/examples"
 cp "$build/lib/libsyncscope.so" "$bundle/lib/"
+cp -r "$build/lib/syncscope-python" "$bundle/lib/"
 cp -L /lib/x86_64-linux-gnu/libunwind.so.8 "$bundle/lib/"
 for tool in syncscope trace_stats; do
   [[ -x "$build/bin/$tool" ]] || continue

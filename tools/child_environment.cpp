@@ -30,6 +30,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
   if (!settings.stacks) overrides.insert_or_assign("SYNCSCOPE_STACKS", std::string(1, '0'));
 
   std::string preload = settings.preload_path;
+  std::string python_path = settings.python_hooks_dir;
   for (const std::string& kv : environment) {
     size_t eq = kv.find('=');
     std::string key = kv.substr(0, eq);
@@ -41,9 +42,17 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
       else if (!value.empty()) preload = settings.preload_path + ":" + value;
       continue;
     }
+    if (key == "PYTHONPATH" && eq != std::string::npos && !settings.python_hooks_dir.empty()) {
+      // Ours first, so Python imports our sitecustomize (which then runs
+      // the one it shadows); the user's path keeps its order after it.
+      std::string value = kv.substr(eq + 1);
+      if (!value.empty()) python_path = settings.python_hooks_dir + ":" + value;
+      continue;
+    }
     out.push_back(kv);
   }
   out.push_back("LD_PRELOAD=" + preload);
+  if (!python_path.empty()) out.push_back("PYTHONPATH=" + python_path);
   for (const auto& [key, value] : overrides) out.push_back(key + "=" + value);
   return out;
 }

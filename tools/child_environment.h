@@ -16,6 +16,9 @@ struct RecorderSettings {
   std::optional<unsigned> ring_events;  // SYNCSCOPE_RING_EVENTS when given
   bool stacks = true;                   // SYNCSCOPE_STACKS=0 when false
   bool dormant = false;                 // SYNCSCOPE_DORMANT=1 when true (output_dir then unused)
+  // Folder holding syncscope's sitecustomize.py (optimizer-step markers),
+  // prepended to PYTHONPATH; empty: none.
+  std::string python_hooks_dir;
 };
 
 // `environment` holds "KEY=VALUE" strings; the result likewise.

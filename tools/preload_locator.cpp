@@ -27,4 +27,10 @@ std::string locate_preload(std::vector<std::string>* tried) {
   return {};
 }
 
+std::string python_hooks_dir_for(const std::string& preload_path) {
+  std::filesystem::path dir = std::filesystem::path(preload_path).parent_path() / "syncscope-python";
+  std::error_code error;
+  return std::filesystem::exists(dir / "sitecustomize.py", error) ? dir.string() : std::string();
+}
+
 }  // namespace syncscope

@@ -11,5 +11,8 @@ namespace syncscope {
 std::vector<std::string> preload_candidates(const std::string& env_override, const std::string& executable_path);
 // The first candidate that exists, made absolute; "" if none (*tried lists them).
 std::string locate_preload(std::vector<std::string>* tried);
+// The folder of syncscope's sitecustomize.py beside a preload
+// (<lib>/syncscope-python), or "" when it is not there.
+std::string python_hooks_dir_for(const std::string& preload_path);
 
 }  // namespace syncscope

@@ -85,6 +85,7 @@ int run_command(const RunOptions& options) {
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
   RecorderSettings settings{preload, dir, options.flush_ms, options.ring_events, options.stacks, options.dormant};
+  settings.python_hooks_dir = python_hooks_dir_for(preload);
   std::vector<std::string> child_env = child_environment(environment, settings);
 
   std::vector<char*> argv, envp;

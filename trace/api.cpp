@@ -14,7 +14,9 @@ constexpr std::array<ApiInfo, kApiCount> kApis = {{
     {"unknown", ApiFamily::kQuery},
 #define SS_API(name, family, ...) {#name, ApiFamily::family},
 #define SS_DRIVER_API SS_API
+#define SS_MARKER SS_API
 #include "trace/cuda_api_table.def"
+#undef SS_MARKER
 #undef SS_DRIVER_API
 #undef SS_API
 }};
@@ -52,6 +54,7 @@ std::string_view family_name(ApiFamily family) {
     case ApiFamily::kCaptureEnd: return "capture-end";
     case ApiFamily::kVmmMap: return "vmm-map";
     case ApiFamily::kVmmUnmap: return "vmm-unmap";
+    case ApiFamily::kMarker: return "marker";
   }
   return "unknown";
 }

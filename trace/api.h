@@ -32,13 +32,16 @@ enum class ApiFamily : uint8_t {
   kCaptureEnd,
   kVmmMap,          // driver virtual memory: create, reserve, map, set access
   kVmmUnmap,        // driver virtual memory: unmap, release, free address range
+  kMarker,          // syncscope's own events (optimizer steps, GIL waits): no CUDA work
 };
 
 enum class ApiId : uint16_t {
   kUnknown = 0,
 #define SS_API(name, family, ...) name,
 #define SS_DRIVER_API SS_API
+#define SS_MARKER SS_API
 #include "trace/cuda_api_table.def"
+#undef SS_MARKER
 #undef SS_DRIVER_API
 #undef SS_API
   kCount,

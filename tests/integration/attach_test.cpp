@@ -63,6 +63,7 @@ nlohmann::json read_json(const std::string& path) {
 // The steady hidden-sync findings of the only process in a findings/v1 report.
 std::vector<nlohmann::json> hidden_syncs(const nlohmann::json& report) {
   std::vector<nlohmann::json> out;
+  if (!report.contains("processes") || report["processes"].empty()) return out;  // nothing recorded: the caller's check fails
   for (const auto& f : report["processes"][0]["findings"]) {
     if (f["category"] == "hidden-sync" && f["phase"] == "steady") out.push_back(f);
   }

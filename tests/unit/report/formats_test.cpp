@@ -98,8 +98,8 @@ TEST(Formats, TheModelCarriesPolicyAndRanks) {
   EXPECT_EQ(f.report.processes[0].label(), "rank 0 (pid 1000)");
   EXPECT_FALSE(f.report.processes[0].gate_failed);  // its only sync is in the baseline
   EXPECT_TRUE(f.report.processes[1].gate_failed);   // 2 native syncs per step the baseline does not know
-  EXPECT_EQ(f.report.suppressed, 3u);              // train.py:7 in warm-up, steady state and teardown
-  EXPECT_EQ(f.report.known, 5u);                   // train.py:6 in every phase it appears in
+  EXPECT_EQ(f.report.suppressed, 2u);              // train.py:7 in warm-up and steady state (the last step is a step)
+  EXPECT_EQ(f.report.known, 4u);                   // train.py:6 in every phase it appears in
   EXPECT_TRUE(f.report.gate_failed);
   ASSERT_EQ(f.report.ranks.outliers.size(), 1u);
   EXPECT_EQ(f.report.ranks.outliers[0].process, 1u);

@@ -1,0 +1,40 @@
+// The repeating pattern of a sequence of call tokens, in time linear in its
+// length: the dominant period and the stretches where it holds.
+//
+// A training step repeats its calls; a model of identical layers repeats a
+// layer's calls inside each step too. Distances between a token and its
+// previous occurrence peak at both periods; the sequence matches itself
+// shifted by the step's period almost everywhere, by a layer's period only
+// inside the layers. So: candidate periods are the most common distances,
+// the period is the candidate with the most matches, and a smaller candidate
+// replaces it only where it divides it and matches nearly as well (a period
+// of two identical steps is one step).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace syncscope {
+
+struct RepeatRun {
+  size_t begin = 0;  // [begin, end): token positions where the period holds
+  size_t end = 0;
+};
+
+struct PeriodSearch {
+  uint32_t period = 0;          // 0: nothing repeats
+  std::vector<RepeatRun> runs;  // in order, disjoint, each at least min_repeats periods long
+};
+
+struct PeriodOptions {
+  size_t min_repeats = 3;      // a run must hold the period this many times
+  double window_match = 0.75;  // share of a period-long window that must repeat (noise tolerance)
+  size_t max_candidates = 24;  // most common distances tried
+  uint32_t max_period = 1u << 16;
+};
+
+// `tokens` are small dense ids (0..N-1).
+PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptions& options = {});
+
+}  // namespace syncscope

@@ -1,0 +1,353 @@
+#include "detectors/segmentation.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "detectors/period_search.h"
+#include "trace/api.h"
+
+namespace syncscope {
+namespace {
+
+// A step is "interrupted" (eval, a checkpoint, logging inside it) when it
+// lasts this many times the median step.
+constexpr double kInterruptedFactor = 2.0;
+
+// Calls that make up a step's pattern. Polls, event records and stream waits
+// come and go with timing (allocator bookkeeping); captured work does not run.
+bool is_pattern_call(const Event& e) {
+  ApiFamily f = api_family(e.api);
+  return f != ApiFamily::kQuery && f != ApiFamily::kEventRecord && f != ApiFamily::kStreamWait &&
+         f != ApiFamily::kMarker && (e.flags & kFlagCapturing) == 0;
+}
+
+bool is_api(const Event& e, ApiId id) { return e.api == static_cast<uint16_t>(id) && !(e.flags & kFlagError); }
+
+// A launch is its kernel (or graph) and stream; any other call its API,
+// call site and stream.
+class Tokenizer {
+ public:
+  uint32_t operator()(const Event& e) {
+    ApiFamily f = api_family(e.api);
+    uint64_t what = (f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch) ? e.dst : e.stack_id;
+    uint64_t key = what * 1000003u ^ e.stream * 7919u ^ (uint64_t{e.api} << 56);
+    return ids_.emplace(key, static_cast<uint32_t>(ids_.size())).first->second;
+  }
+
+ private:
+  std::unordered_map<uint64_t, uint32_t> ids_;
+};
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  auto mid = values.begin() + static_cast<long>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
+// A phase's steady steps as [start, end) times, in order.
+struct Steps {
+  std::vector<uint64_t> starts;
+  std::vector<uint64_t> ends;
+  size_t size() const { return starts.size(); }
+  void add(uint64_t start, uint64_t end) {
+    starts.push_back(start);
+    ends.push_back(std::max(end, start + 1));
+  }
+  // Step containing (or last before) t; only for t >= starts.front().
+  uint32_t at(uint64_t t) const {
+    return static_cast<uint32_t>(std::upper_bound(starts.begin(), starts.end(), t) - starts.begin() - 1);
+  }
+};
+
+struct PhaseSteps {
+  PhaseInfo info;
+  Steps steps;
+  std::vector<std::pair<uint64_t, uint64_t>> spans;  // [begin, end) stretches the phase covers (sub-phases)
+};
+
+void finish_phase(PhaseSteps& phase) {
+  std::vector<double> lengths;
+  for (size_t k = 0; k < phase.steps.size(); ++k) {
+    lengths.push_back(static_cast<double>(phase.steps.ends[k] - phase.steps.starts[k]));
+  }
+  phase.info.steps = phase.steps.size();
+  phase.info.step_ns = median(lengths);
+  phase.info.start_ns = phase.steps.starts.empty() ? 0 : phase.steps.starts.front();
+  phase.info.end_ns = phase.steps.ends.empty() ? 0 : phase.steps.ends.back();
+  phase.info.interrupted_steps = 0;
+  if (lengths.size() >= 3) {
+    for (double l : lengths) phase.info.interrupted_steps += l > kInterruptedFactor * phase.info.step_ns;
+  }
+}
+
+// Main phase from optimizer-step markers: the most frequent marker site.
+bool steps_from_markers(const std::vector<Event>& events, const StepOptions& options, PhaseSteps* out,
+                        uint32_t* main_tid) {
+  std::unordered_map<uint32_t, std::vector<size_t>> by_site;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (is_api(events[i], ApiId::syncscope_optimizer_step)) by_site[events[i].stack_id].push_back(i);
+  }
+  const std::vector<size_t>* markers = nullptr;
+  for (const auto& [site, list] : by_site) {
+    if (markers == nullptr || list.size() > markers->size() ||
+        (list.size() == markers->size() && list.front() < markers->front())) {
+      markers = &list;
+    }
+  }
+  const size_t warmup = static_cast<size_t>(std::max(0, options.warmup_steps));
+  if (markers == nullptr || markers->size() < warmup + 2 || markers->size() < 3) return false;
+  const Event& first = events[markers->front()];
+  *main_tid = first.tid;
+  out->info.name = "train";
+  out->info.source = StepSource::kOptimizerStep;
+  out->info.marker_stack_id = first.stack_id;
+  // Step k ends with its marker; the first `warmup` steps are warm-up.
+  std::vector<double> calls;
+  size_t next_event = 0;
+  for (size_t k = 0; k < markers->size(); ++k) {
+    uint64_t end = events[(*markers)[k]].end_ns + 1;
+    size_t count = 0;
+    while (next_event < events.size() && events[next_event].start_ns < end) count += is_pattern_call(events[next_event++]);
+    if (k < warmup) continue;
+    uint64_t start = k == 0 ? events.front().start_ns : events[(*markers)[k - 1]].end_ns + 1;
+    out->steps.add(start, end);
+    calls.push_back(static_cast<double>(count));
+  }
+  out->info.calls_per_step = static_cast<uint32_t>(median(calls));
+  return true;
+}
+
+// One thread's pattern calls as tokens, with the events they came from.
+struct ThreadTokens {
+  std::vector<uint32_t> tokens;
+  std::vector<size_t> event_index;
+};
+
+// Steps of a period found in `seq`: step boundaries every `period` tokens
+// of each run, split where `region_of` changes (a run never spans two
+// separate stretches of the run's time).
+void steps_from_runs(const std::vector<Event>& events, const ThreadTokens& seq, const PeriodSearch& found,
+                     const std::vector<uint32_t>* region_of, size_t skip_steps, PhaseSteps* out) {
+  const size_t p = found.period;
+  size_t skipped = 0;
+  for (const RepeatRun& run : found.runs) {
+    size_t piece_begin = run.begin;
+    for (size_t pos = run.begin; pos <= run.end; ++pos) {
+      bool cut = pos == run.end || (region_of != nullptr && pos > piece_begin &&
+                                    (*region_of)[pos] != (*region_of)[pos - 1]);
+      if (!cut) continue;
+      for (size_t k = piece_begin; k + p <= pos; k += p) {
+        uint64_t start = events[seq.event_index[k]].start_ns;
+        uint64_t end = k + p < pos ? events[seq.event_index[k + p]].start_ns : events[seq.event_index[k + p - 1]].end_ns + 1;
+        if (skipped < skip_steps) {
+          ++skipped;
+          continue;
+        }
+        out->steps.add(start, end);
+      }
+      if (pos > piece_begin && pos - piece_begin >= p) {
+        uint64_t begin = events[seq.event_index[piece_begin]].start_ns;
+        uint64_t end = events[seq.event_index[pos - 1]].end_ns + 1;
+        out->spans.emplace_back(begin, end);
+      }
+      piece_begin = pos;
+    }
+  }
+  out->info.source = StepSource::kPattern;
+  out->info.calls_per_step = static_cast<uint32_t>(p);
+}
+
+ThreadTokens tokens_of_thread(const std::vector<Event>& events, uint32_t tid, Tokenizer& tokenize) {
+  ThreadTokens seq;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].tid != tid || !is_pattern_call(events[i])) continue;
+    seq.tokens.push_back(tokenize(events[i]));
+    seq.event_index.push_back(i);
+  }
+  return seq;
+}
+
+// Further phases: repeats among the main thread's calls in `regions` (time
+// stretches outside the main phase's ordinary steps), up to two of them.
+std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const ThreadTokens& main_seq,
+                                   const std::vector<std::pair<uint64_t, uint64_t>>& regions,
+                                   const std::string& prefix) {
+  std::vector<PhaseSteps> found_phases;
+  ThreadTokens seq;
+  std::vector<uint32_t> region_of;
+  size_t r = 0;
+  for (size_t k = 0; k < main_seq.tokens.size(); ++k) {
+    uint64_t t = events[main_seq.event_index[k]].start_ns;
+    while (r < regions.size() && regions[r].second <= t) ++r;
+    if (r == regions.size()) break;
+    if (t < regions[r].first) continue;
+    seq.tokens.push_back(main_seq.tokens[k]);
+    seq.event_index.push_back(main_seq.event_index[k]);
+    region_of.push_back(static_cast<uint32_t>(r));
+  }
+  for (int round = 0; round < 2 && seq.tokens.size() >= 6; ++round) {
+    PeriodSearch found = find_repeats(seq.tokens);
+    if (found.period == 0) break;
+    PhaseSteps phase;
+    phase.info.name = round == 0 ? prefix : prefix + "-2";
+    steps_from_runs(events, seq, found, &region_of, 0, &phase);
+    if (phase.steps.size() >= 2) {
+      finish_phase(phase);
+      found_phases.push_back(std::move(phase));
+    }
+    // What is left for the next round.
+    ThreadTokens rest;
+    std::vector<uint32_t> rest_region;
+    size_t next_run = 0;
+    for (size_t k = 0; k < seq.tokens.size(); ++k) {
+      while (next_run < found.runs.size() && found.runs[next_run].end <= k) ++next_run;
+      if (next_run < found.runs.size() && k >= found.runs[next_run].begin) continue;
+      rest.tokens.push_back(seq.tokens[k]);
+      rest.event_index.push_back(seq.event_index[k]);
+      rest_region.push_back(region_of[k]);
+    }
+    seq = std::move(rest);
+    region_of = std::move(rest_region);
+  }
+  return found_phases;
+}
+
+}  // namespace
+
+Segmentation segment_run(const std::vector<Event>& events, const StepOptions& options) {
+  Segmentation seg;
+  seg.base = events.data();
+  seg.places.resize(events.size());
+  seg.waiter_stack.assign(events.size(), 0);
+  seg.waiter_tid.assign(events.size(), 0);
+  if (events.empty()) return seg;
+  const uint64_t begin = events.front().start_ns;
+  for (const Event& e : events) seg.main.end_ns = std::max(seg.main.end_ns, e.end_ns);
+
+  Tokenizer tokenize;
+  PhaseSteps main;
+  uint32_t main_tid = 0;
+  bool have_main = steps_from_markers(events, options, &main, &main_tid);
+  ThreadTokens main_seq;
+  std::vector<std::pair<uint64_t, uint64_t>> extra;  // stretches searched for further phases
+  if (have_main) {
+    main_seq = tokens_of_thread(events, main_tid, tokenize);
+    finish_phase(main);
+    for (size_t k = 0; k < main.steps.size(); ++k) {
+      if (static_cast<double>(main.steps.ends[k] - main.steps.starts[k]) > kInterruptedFactor * main.info.step_ns) {
+        extra.emplace_back(main.steps.starts[k], main.steps.ends[k]);
+      }
+    }
+  } else {
+    for (const Event& e : events) {
+      if (is_pattern_call(e)) {
+        main_tid = e.tid;
+        break;
+      }
+    }
+    main_seq = tokens_of_thread(events, main_tid, tokenize);
+    PeriodSearch found = find_repeats(main_seq.tokens);
+    if (found.period != 0) {
+      main.info.name = "loop";
+      steps_from_runs(events, main_seq, found, nullptr, static_cast<size_t>(std::max(0, options.warmup_steps)), &main);
+      have_main = main.steps.size() >= 2;
+      if (have_main) {
+        finish_phase(main);
+        for (size_t k = 1; k < main.spans.size(); ++k) extra.emplace_back(main.spans[k - 1].second, main.spans[k].first);
+      }
+    }
+  }
+  if (!have_main) {
+    // No steps: a time-based warm-up.
+    double warmup_ns = options.warmup_seconds >= 0 ? options.warmup_seconds * 1e9
+                                                   : 0.1 * static_cast<double>(seg.main.end_ns - begin);
+    seg.main.steady_start_ns = begin + static_cast<uint64_t>(warmup_ns);
+    seg.main.steady_end_ns = seg.main.end_ns + 1;
+    for (size_t i = 0; i < events.size(); ++i) {
+      seg.places[i].phase = events[i].start_ns < seg.main.steady_start_ns ? Phase::kWarmup : Phase::kSteady;
+    }
+    return seg;
+  }
+  const uint64_t main_end = main.steps.ends.back();
+  extra.emplace_back(main_end, seg.main.end_ns + 1);  // evaluation and test passes after the loop
+  std::vector<PhaseSteps> phases;
+  phases.push_back(std::move(main));
+  for (PhaseSteps& sub : sub_phases(events, main_seq, extra, phases[0].info.name == "train" ? "eval" : "loop-2")) {
+    phases.push_back(std::move(sub));
+  }
+
+  // Label every event: a sub-phase's stretch first, then the main phase's
+  // span, else warm-up before it and teardown after everything.
+  struct Stretch {
+    uint64_t begin, end;
+    int16_t phase;
+  };
+  std::vector<Stretch> stretches;
+  uint64_t steady_end = main_end;
+  for (size_t p = 1; p < phases.size(); ++p) {
+    for (const auto& [b, e] : phases[p].spans) stretches.push_back({b, e, static_cast<int16_t>(p)});
+    steady_end = std::max(steady_end, phases[p].info.end_ns);
+  }
+  std::sort(stretches.begin(), stretches.end(), [](const Stretch& a, const Stretch& b) { return a.begin < b.begin; });
+  const uint64_t main_begin = phases[0].steps.starts.front();
+  size_t s = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const uint64_t t = events[i].start_ns;
+    EventPlace& place = seg.places[i];
+    while (s < stretches.size() && stretches[s].end <= t) ++s;
+    if (s < stretches.size() && t >= stretches[s].begin) {
+      const PhaseSteps& phase = phases[stretches[s].phase];
+      place = {Phase::kSteady, stretches[s].phase, t >= phase.steps.starts.front() ? phase.steps.at(t) : 0};
+    } else if (t >= main_begin && t < main_end) {
+      place = {Phase::kSteady, 0, phases[0].steps.at(t)};
+    } else {
+      place.phase = t < main_begin ? Phase::kWarmup : Phase::kTeardown;
+    }
+  }
+  // A stretch of teardown between two sub-phase stretches (between a
+  // validation and a test pass) stays teardown: it belongs to no loop.
+
+  const PhaseInfo& info = phases[0].info;
+  seg.main.detected = true;
+  seg.main.period_calls = info.calls_per_step;
+  seg.main.steps = info.steps;
+  seg.main.steady_start_ns = main_begin;
+  seg.main.steady_end_ns = steady_end;
+  seg.main.step_ns = info.step_ns;
+  for (PhaseSteps& p : phases) seg.phases.push_back(std::move(p.info));
+  return seg;
+}
+
+Segmentation segmentation_from_steps(const std::vector<Event>& events, const StepInfo& steps) {
+  Segmentation seg;
+  seg.main = steps;
+  seg.base = events.data();
+  seg.places.resize(events.size());
+  seg.waiter_stack.assign(events.size(), 0);
+  seg.waiter_tid.assign(events.size(), 0);
+  const bool with_phase = steps.detected && steps.steps > 0;
+  if (with_phase) {
+    PhaseInfo phase;
+    phase.name = "loop";
+    phase.steps = steps.steps;
+    phase.calls_per_step = steps.period_calls;
+    phase.step_ns = steps.step_ns;
+    phase.start_ns = steps.steady_start_ns;
+    phase.end_ns = steps.steady_end_ns;
+    seg.phases.push_back(phase);
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    const uint64_t t = events[i].start_ns;
+    EventPlace& place = seg.places[i];
+    place.phase = t < steps.steady_start_ns ? Phase::kWarmup : t < steps.steady_end_ns ? Phase::kSteady : Phase::kTeardown;
+    if (place.phase == Phase::kSteady && with_phase) {
+      place.phase_index = 0;
+      place.step = steps.step_ns > 0 ? static_cast<uint32_t>(static_cast<double>(t - steps.steady_start_ns) / steps.step_ns) : 0;
+    }
+  }
+  return seg;
+}
+
+}  // namespace syncscope

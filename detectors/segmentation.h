@@ -1,0 +1,58 @@
+// Where each event sits in the program's structure: warm-up, a step of a
+// recurring phase (the training loop, an evaluation pass), or teardown.
+//
+// The rule, most trusted source first:
+//  1. Optimizer steps. Under `syncscope run`, each torch.optim
+//     optimizer.step() leaves a marker event (preload/python/sitecustomize.py).
+//     The training loop's steps are the intervals between markers of the most
+//     frequent marker site; the first `warmup_steps` are warm-up. This holds
+//     whatever the model looks like: identical layers, gradient accumulation
+//     (k backward passes, one step), torch.compile, variable-length batches.
+//  2. Otherwise the repeating pattern of calls on the thread that made the
+//     first call (detectors/period_search.h): the dominant period over the
+//     whole run, not the last loop's.
+//  3. Otherwise a time-based warm-up.
+// Then evaluation passes: the calls of steps much longer than the median
+// (eval every N steps, checkpoints) and after the last step, searched for a
+// pattern of their own. Their repeats form further phases ("eval"), each
+// with its own steps. Whatever lies inside the training loop's span and in no
+// other phase belongs to the training loop (logging every N steps, a
+// checkpoint): only what comes before the first steady step is warm-up and
+// only what comes after the last step of any phase is teardown.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "detectors/finding.h"
+#include "detectors/phases.h"
+#include "detectors/steps.h"
+#include "trace/event.h"
+
+namespace syncscope {
+
+struct EventPlace {
+  Phase phase = Phase::kWarmup;
+  int16_t phase_index = -1;  // into Segmentation::phases when steady
+  uint32_t step = 0;         // step of that phase (0-based among its steady steps)
+};
+
+struct Segmentation {
+  StepInfo main;                  // the main phase as StepInfo (detected == a phase was found)
+  std::vector<PhaseInfo> phases;  // main phase first
+  std::vector<EventPlace> places;     // one per event
+  std::vector<uint32_t> waiter_stack; // one per event: stack of the Python line that waited for it (0: none)
+  std::vector<uint32_t> waiter_tid;
+  const Event* base = nullptr;        // events.data(): places are indexed by &event - base
+
+  size_t index_of(const Event& e) const { return static_cast<size_t>(&e - base); }
+};
+
+// events sorted by start time.
+Segmentation segment_run(const std::vector<Event>& events, const StepOptions& options);
+
+// A segmentation from already computed steps, by time alone: warm-up before
+// steady_start_ns, one phase up to steady_end_ns, then teardown.
+Segmentation segmentation_from_steps(const std::vector<Event>& events, const StepInfo& steps);
+
+}  // namespace syncscope
