@@ -5,11 +5,21 @@
 namespace syncscope {
 namespace {
 
-// Positions i < n - p where tokens[i] == tokens[i + p].
-uint64_t matches_at(const std::vector<uint32_t>& tokens, size_t p) {
-  uint64_t same = 0;
-  for (size_t i = 0; i + p < tokens.size(); ++i) same += tokens[i] == tokens[i + p];
-  return same;
+struct Score {
+  uint64_t matches = 0;   // positions i < n - p where tokens[i] == tokens[i + p]
+  uint32_t coverage = 0;  // distinct tokens that match there at least twice
+};
+
+// `seen` is scratch space with one zeroed counter per token value.
+Score score_at(const std::vector<uint32_t>& tokens, size_t p, std::vector<uint32_t>& seen) {
+  Score score;
+  for (size_t i = 0; i + p < tokens.size(); ++i) {
+    if (tokens[i] != tokens[i + p]) continue;
+    ++score.matches;
+    if (++seen[tokens[i]] == 2) ++score.coverage;
+  }
+  for (size_t i = 0; i + p < tokens.size(); ++i) seen[tokens[i]] = 0;
+  return score;
 }
 
 // The most common distances between a token and its previous occurrence.
@@ -52,8 +62,13 @@ std::vector<RepeatRun> runs_of(const std::vector<uint32_t>& tokens, size_t p, co
     if (!runs.empty() && i <= runs.back().end) runs.back().end = std::max(runs.back().end, i + p);
     else runs.push_back(RepeatRun{i, i + p});
   }
+  // A window needs only most of its calls to repeat: trim the calls at
+  // either end that do not (a checkpoint right after an eval pass).
+  auto good = [&](size_t i) { return good_before[i + 1] != good_before[i]; };
   std::vector<RepeatRun> kept;
-  for (const RepeatRun& run : runs) {
+  for (RepeatRun run : runs) {
+    while (run.begin < run.end && !good(run.begin)) ++run.begin;
+    while (run.end > run.begin && !good(run.end - 1)) --run.end;
     if (run.end > run.begin && run.end - run.begin >= options.min_repeats * p) kept.push_back(run);
   }
   return kept;
@@ -69,11 +84,24 @@ PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptio
   if (max_period == 0) return result;
   std::vector<uint32_t> candidates = candidate_periods(tokens, max_period, options.max_candidates);
   if (candidates.empty()) return result;
+  // A layer's period matches only the layer's calls; a step's matches
+  // (nearly) every call of the step. So the period must cover nearly as
+  // many distinct calls as the best candidate; among those, most matches.
+  uint32_t max_token = *std::max_element(tokens.begin(), tokens.end());
+  std::vector<uint32_t> seen(size_t{max_token} + 1, 0);
   std::vector<uint64_t> matches(candidates.size());
-  size_t best = 0;
+  std::vector<uint32_t> coverage(candidates.size());
+  uint32_t max_coverage = 0;
   for (size_t c = 0; c < candidates.size(); ++c) {
-    matches[c] = matches_at(tokens, candidates[c]);
-    if (matches[c] > matches[best]) best = c;
+    Score score = score_at(tokens, candidates[c], seen);
+    matches[c] = score.matches;
+    coverage[c] = score.coverage;
+    max_coverage = std::max(max_coverage, score.coverage);
+  }
+  size_t best = candidates.size();
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (coverage[c] < 0.8 * max_coverage) continue;
+    if (best == candidates.size() || matches[c] > matches[best]) best = c;
   }
   // A period made of several identical steps is one step: take the smallest
   // divisor of the best that matches nearly as well.

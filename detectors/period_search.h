@@ -5,10 +5,12 @@
 // layer's calls inside each step too. Distances between a token and its
 // previous occurrence peak at both periods; the sequence matches itself
 // shifted by the step's period almost everywhere, by a layer's period only
-// inside the layers. So: candidate periods are the most common distances,
-// the period is the candidate with the most matches, and a smaller candidate
-// replaces it only where it divides it and matches nearly as well (a period
-// of two identical steps is one step).
+// inside the layers. So: candidate periods are the most common distances;
+// the period is, among the candidates under which nearly as many distinct
+// calls repeat as under the best one, the one with the most matches; and a
+// smaller candidate replaces it where it divides it and matches nearly as
+// well (a period of two identical steps, or of ten steps with a log line in
+// one of them, is one step).
 #pragma once
 
 #include <cstddef>

@@ -126,33 +126,61 @@ struct ThreadTokens {
 };
 
 // Steps of a period found in `seq`: step boundaries every `period` tokens
-// of each run, split where `region_of` changes (a run never spans two
-// separate stretches of the run's time).
+// of each run. With `region_of` (sub-phases: several separate stretches of
+// the run's time searched as one sequence), runs are cut where the region
+// changes, each piece trimmed to the calls that repeat inside its own
+// region, and pieces of fewer than two periods dropped.
 void steps_from_runs(const std::vector<Event>& events, const ThreadTokens& seq, const PeriodSearch& found,
                      const std::vector<uint32_t>* region_of, size_t skip_steps, PhaseSteps* out) {
   const size_t p = found.period;
+  const size_t n = seq.tokens.size();
+  auto same_region = [&](size_t a, size_t b) { return region_of == nullptr || (*region_of)[a] == (*region_of)[b]; };
+  auto repeats = [&](size_t k) {
+    return (k + p < n && same_region(k, k + p) && seq.tokens[k] == seq.tokens[k + p]) ||
+           (k >= p && same_region(k, k - p) && seq.tokens[k] == seq.tokens[k - p]);
+  };
+  const size_t min_piece = region_of != nullptr ? 2 * p : p;
+  // Inside a sub-phase's stretch, a few calls in a row that do not repeat
+  // (a checkpoint between an eval pass and the next train step) end a piece.
+  const size_t max_gap = region_of != nullptr ? std::max<size_t>(3, p / 10) : n;
   size_t skipped = 0;
+  auto add_piece = [&](size_t b, size_t e) {
+    if (e <= b || e - b < min_piece) return;
+    for (size_t k = b; k + p <= e; k += p) {
+      uint64_t start = events[seq.event_index[k]].start_ns;
+      uint64_t end = k + p < e ? events[seq.event_index[k + p]].start_ns : events[seq.event_index[k + p - 1]].end_ns + 1;
+      if (skipped < skip_steps) {
+        ++skipped;
+        continue;
+      }
+      out->steps.add(start, end);
+    }
+    out->spans.emplace_back(events[seq.event_index[b]].start_ns, events[seq.event_index[e - 1]].end_ns + 1);
+  };
   for (const RepeatRun& run : found.runs) {
     size_t piece_begin = run.begin;
     for (size_t pos = run.begin; pos <= run.end; ++pos) {
-      bool cut = pos == run.end || (region_of != nullptr && pos > piece_begin &&
-                                    (*region_of)[pos] != (*region_of)[pos - 1]);
-      if (!cut) continue;
-      for (size_t k = piece_begin; k + p <= pos; k += p) {
-        uint64_t start = events[seq.event_index[k]].start_ns;
-        uint64_t end = k + p < pos ? events[seq.event_index[k + p]].start_ns : events[seq.event_index[k + p - 1]].end_ns + 1;
-        if (skipped < skip_steps) {
-          ++skipped;
-          continue;
-        }
-        out->steps.add(start, end);
-      }
-      if (pos > piece_begin && pos - piece_begin >= p) {
-        uint64_t begin = events[seq.event_index[piece_begin]].start_ns;
-        uint64_t end = events[seq.event_index[pos - 1]].end_ns + 1;
-        out->spans.emplace_back(begin, end);
-      }
+      if (pos < run.end && (pos == piece_begin || same_region(pos, pos - 1))) continue;
+      size_t b = piece_begin, e = pos;
       piece_begin = pos;
+      if (region_of == nullptr) {
+        add_piece(b, e);
+        continue;
+      }
+      // Repeating stretches of the piece, split at gaps of max_gap calls.
+      size_t start = e, last_good = 0, bad = 0;
+      for (size_t k = b; k < e; ++k) {
+        if (repeats(k)) {
+          if (start == e) start = k;
+          last_good = k;
+          bad = 0;
+        } else if (start != e && ++bad >= max_gap) {
+          add_piece(start, last_good + 1);
+          start = e;
+          bad = 0;
+        }
+      }
+      if (start != e) add_piece(start, last_good + 1);
     }
   }
   out->info.source = StepSource::kPattern;
@@ -187,12 +215,29 @@ std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const Threa
     seq.event_index.push_back(main_seq.event_index[k]);
     region_of.push_back(static_cast<uint32_t>(r));
   }
+  // A pass repeats inside a stretch (several batches per evaluation): a
+  // period as long as a whole stretch would only say that the stretches
+  // look alike (eval + the train step around it, every N steps).
+  std::vector<double> lengths(regions.size(), 0);
+  for (uint32_t region : region_of) ++lengths[region];
+  std::vector<double> used;
+  for (double l : lengths) {
+    if (l > 0) used.push_back(l);
+  }
+  PeriodOptions options;
+  options.max_period = static_cast<uint32_t>(std::max(2.0, median(used) / 2));
   for (int round = 0; round < 2 && seq.tokens.size() >= 6; ++round) {
-    PeriodSearch found = find_repeats(seq.tokens);
+    PeriodSearch found = find_repeats(seq.tokens, options);
     if (found.period == 0) break;
+    // A pass runs kernels: a loop of copies alone (torch.save's tensor by
+    // tensor read-back) is part of the step it happens in, not a phase.
+    bool launches = false;
+    for (size_t k = found.runs.front().begin; k < found.runs.front().begin + found.period; ++k) {
+      launches |= api_family(events[seq.event_index[k]].api) == ApiFamily::kLaunch;
+    }
     PhaseSteps phase;
-    phase.info.name = round == 0 ? prefix : prefix + "-2";
-    steps_from_runs(events, seq, found, &region_of, 0, &phase);
+    phase.info.name = found_phases.empty() ? prefix : prefix + "-2";
+    if (launches) steps_from_runs(events, seq, found, &region_of, 0, &phase);
     if (phase.steps.size() >= 2) {
       finish_phase(phase);
       found_phases.push_back(std::move(phase));

@@ -1,0 +1,326 @@
+// Segmentation on the shapes of real training programs (issue 11), as
+// synthetic event streams: identical layers, evaluation every N steps and a
+// checkpoint, train-then-eval epochs, gradient accumulation, a long compile
+// warm-up, variable-length batches, other threads' calls interleaved, and
+// backward-thread calls attributed to the line that waited for them.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "detectors/analysis.h"
+#include "detectors/segmentation.h"
+#include "synthetic.h"
+
+namespace syncscope::testing {
+namespace {
+
+constexpr uint32_t kMain = 1, kBackward = 2;
+constexpr uint32_t kItemSite = 7, kEvalItemSite = 9, kCheckpointSite = 11, kMarkerSite = 99;
+
+// A small PyTorch-like program written as the recorder would see it.
+class Program {
+ public:
+  explicit Program(bool markers) : markers_(markers) {}
+  Event& launch(uint64_t kernel, uint32_t tid = kMain) {
+    Event& e = s_.launch(kernel);
+    e.tid = tid;
+    return e;
+  }
+  // .item(): D2H copy into pinned memory, then a stream sync, one site.
+  void item(uint32_t site) {
+    s_.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 4, true, site).tid = kMain;
+    s_.call(ApiId::cudaStreamSynchronize, 20000, 0x100, site).tid = kMain;
+  }
+  void forward(int layers) {
+    launch(1);  // embedding
+    for (int l = 0; l < layers; ++l) {
+      for (uint64_t k = 10; k < 18; ++k) launch(k);  // one block: identical in every layer
+    }
+    launch(2);  // head
+    launch(3);  // loss
+  }
+  void backward(int layers) {
+    for (int l = 0; l < layers; ++l) {
+      for (uint64_t k = 30; k < 40; ++k) launch(k, kBackward);
+    }
+  }
+  void optimizer_step() {
+    for (uint64_t k = 50; k < 53; ++k) launch(k);
+    if (markers_) s_.call(ApiId::syncscope_optimizer_step, 500, 0, kMarkerSite).tid = kMain;
+  }
+  void checkpoint() {
+    for (int t = 0; t < 4; ++t) {
+      s_.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPageable, 1 << 20, true, kCheckpointSite)
+          .tid = kMain;
+      s_.call(ApiId::cudaStreamSynchronize, 50000, 0x100, kCheckpointSite).tid = kMain;
+    }
+  }
+  void eval(int batches, int layers) {
+    for (int b = 0; b < batches; ++b) {
+      forward(layers);
+      item(kEvalItemSite);
+    }
+  }
+  void idle(uint64_t ns) { s_.idle(ns); }
+  const std::vector<Event>& events() const { return s_.events(); }
+  ProcessTrace trace() const {
+    ProcessTrace t;
+    t.events = s_.events();
+    return t;
+  }
+
+ private:
+  Stream s_;
+  bool markers_;
+};
+
+const Finding* find(const Analysis& a, uint32_t site, Phase phase = Phase::kSteady) {
+  for (const Finding& f : a.findings) {
+    if (f.stack_id == site && f.phase == phase) return &f;
+  }
+  return nullptr;
+}
+
+const PhaseInfo* phase_of(const Analysis& a, const Finding* f) {
+  return f != nullptr && f->phase_index >= 0 ? &a.phases[f->phase_index] : nullptr;
+}
+
+// A 6-layer GPT: `.item()` every 5 steps, eval (4 batches) every 10 steps,
+// a checkpoint every 20, then a final eval and checkpoint.
+Program gpt(bool markers, int steps = 60) {
+  Program p(markers);
+  for (int step = 1; step <= steps; ++step) {
+    p.forward(6);
+    p.backward(6);
+    p.optimizer_step();
+    if (step % 5 == 0) p.item(kItemSite);
+    if (step % 10 == 0) p.eval(4, 6);
+    if (step % 20 == 0) p.checkpoint();
+  }
+  return p;
+}
+
+void expect_gpt_structure(const Analysis& a, StepSource source) {
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_EQ(a.phases[0].source, source);
+  // A step, not a layer: 59 steady steps of 60 (one is warm-up). The
+  // pattern loses the partial steps beside each eval pass.
+  EXPECT_GE(a.phases[0].steps, 53u);
+  EXPECT_LE(a.phases[0].steps, 59u);
+  const Finding* item = find(a, kItemSite);
+  ASSERT_NE(item, nullptr) << "the periodic .item() is steady";
+  EXPECT_EQ(item->phase_index, 0);
+  EXPECT_NEAR(item->per_step, 0.2, 0.02);
+  if (source == StepSource::kOptimizerStep) EXPECT_EQ(item->every_n_steps, 5u);
+  else EXPECT_NEAR(static_cast<double>(item->every_n_steps), 5, 1);
+  const Finding* checkpoint = find(a, kCheckpointSite);
+  ASSERT_NE(checkpoint, nullptr) << "the checkpoint inside the loop is steady";
+  if (source == StepSource::kOptimizerStep) EXPECT_EQ(checkpoint->every_n_steps, 20u);
+  else EXPECT_NEAR(static_cast<double>(checkpoint->every_n_steps), 20, 3);
+  EXPECT_EQ(find(a, kItemSite, Phase::kWarmup), nullptr);
+  // Evaluation: a phase of its own, one read-back per eval batch.
+  const Finding* eval = find(a, kEvalItemSite);
+  ASSERT_NE(eval, nullptr);
+  const PhaseInfo* eval_phase = phase_of(a, eval);
+  ASSERT_NE(eval_phase, nullptr);
+  EXPECT_NE(eval->phase_index, 0);
+  EXPECT_NEAR(eval->per_step, 1.0, 0.1);
+}
+
+TEST(ProgramShapes, TransformerWithEvalAndCheckpointByOptimizerSteps) {
+  Program p = gpt(true);
+  Analysis a = analyze(p.trace());
+  expect_gpt_structure(a, StepSource::kOptimizerStep);
+  EXPECT_EQ(a.phases[0].name, "train");
+  EXPECT_EQ(a.phases[0].marker_stack_id, kMarkerSite);
+  EXPECT_EQ(a.phases[0].steps, 59u);
+  EXPECT_EQ(a.phases[0].interrupted_steps, 5u);  // eval after steps 10..50 (the one after 60 follows the loop)
+  EXPECT_EQ(a.phases.size(), 2u);                 // train and eval, nothing else
+}
+
+TEST(ProgramShapes, TransformerWithEvalAndCheckpointByPattern) {
+  Program p = gpt(false);
+  Analysis a = analyze(p.trace());
+  expect_gpt_structure(a, StepSource::kPattern);
+}
+
+// The LSTM LM: a train epoch with .item() every step, then validation and test.
+TEST(ProgramShapes, TrainEpochThenValidationAndTest) {
+  for (bool markers : {true, false}) {
+    Program p(markers);
+    for (int step = 0; step < 100; ++step) {
+      p.forward(2);
+      p.backward(2);
+      p.optimizer_step();
+      p.item(kItemSite);
+    }
+    p.eval(30, 2);
+    p.idle(100000);
+    p.eval(30, 2);
+    Analysis a = analyze(p.trace());
+    ASSERT_FALSE(a.phases.empty()) << markers;
+    EXPECT_GE(a.phases[0].steps, 97u) << markers;
+    const Finding* item = find(a, kItemSite);
+    ASSERT_NE(item, nullptr) << markers;
+    EXPECT_EQ(item->phase_index, 0) << markers;
+    EXPECT_NEAR(item->per_step, 1.0, 0.02) << markers;
+    const Finding* eval = find(a, kEvalItemSite);
+    ASSERT_NE(eval, nullptr) << "validation and test are a recurring phase, not teardown (" << markers << ")";
+    EXPECT_GT(eval->phase_index, 0) << markers;
+    EXPECT_GE(eval->count, 55u) << markers;
+    EXPECT_NEAR(eval->per_step, 1.0, 0.1) << markers;
+  }
+}
+
+// k micro-batches per optimizer step: the step is the optimizer's.
+TEST(ProgramShapes, GradientAccumulation) {
+  for (bool markers : {true, false}) {
+    Program p(markers);
+    for (int step = 0; step < 30; ++step) {
+      for (int micro = 0; micro < 4; ++micro) {
+        p.forward(3);
+        p.backward(3);
+      }
+      p.optimizer_step();
+      p.item(kItemSite);
+    }
+    Analysis a = analyze(p.trace());
+    ASSERT_FALSE(a.phases.empty()) << markers;
+    EXPECT_GE(a.phases[0].steps, 27u) << markers;
+    EXPECT_LE(a.phases[0].steps, 29u) << markers;
+    const Finding* item = find(a, kItemSite);
+    ASSERT_NE(item, nullptr) << markers;
+    EXPECT_NEAR(item->per_step, 1.0, 0.05) << markers;
+    EXPECT_EQ(item->every_n_steps, 0u) << markers;
+  }
+}
+
+// torch.compile: thousands of distinct calls while compiling, then the loop.
+TEST(ProgramShapes, LongCompileWarmupThenTraining) {
+  for (bool markers : {true, false}) {
+    Program p(markers);
+    std::mt19937 rng(5);
+    for (int i = 0; i < 5000; ++i) p.launch(1000 + rng() % 20000);
+    for (int step = 0; step < 40; ++step) {
+      p.forward(4);
+      p.backward(4);
+      p.optimizer_step();
+      p.item(kItemSite);
+    }
+    Analysis a = analyze(p.trace());
+    ASSERT_FALSE(a.phases.empty()) << markers;
+    EXPECT_GE(a.phases[0].steps, 37u) << markers;
+    EXPECT_GE(a.steps.steady_start_ns, p.events()[5000].start_ns) << markers;
+    const Finding* item = find(a, kItemSite);
+    ASSERT_NE(item, nullptr) << markers;
+    EXPECT_NEAR(item->per_step, 1.0, 0.05) << markers;
+  }
+}
+
+// Variable-length batches choose different kernels each step; the optimizer
+// step still marks the step.
+TEST(ProgramShapes, VariableLengthBatchesWithOptimizerSteps) {
+  Program p(true);
+  std::mt19937 rng(3);
+  for (int step = 0; step < 50; ++step) {
+    int extra = static_cast<int>(rng() % 6);
+    p.forward(2);
+    for (int k = 0; k < extra; ++k) p.launch(200 + rng() % 40);
+    p.backward(2);
+    p.optimizer_step();
+    p.item(kItemSite);
+  }
+  Analysis a = analyze(p.trace());
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_EQ(a.phases[0].steps, 49u);
+  const Finding* item = find(a, kItemSite);
+  ASSERT_NE(item, nullptr);
+  EXPECT_NEAR(item->per_step, 1.0, 0.001);
+}
+
+// A DataLoader stall: some steps wait long for data; steps stay steps.
+TEST(ProgramShapes, DataLoaderStallsDoNotBreakSteps) {
+  Program p(false);
+  for (int step = 0; step < 60; ++step) {
+    if (step % 7 == 0) p.idle(5000000);
+    p.forward(2);
+    p.backward(2);
+    p.optimizer_step();
+    p.item(kItemSite);
+  }
+  Analysis a = analyze(p.trace());
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_GE(a.phases[0].steps, 57u);
+  const Finding* item = find(a, kItemSite);
+  ASSERT_NE(item, nullptr);
+  EXPECT_NEAR(item->per_step, 1.0, 0.02);
+}
+
+// Another thread's launches interleaved with the main thread's at 5% and
+// 50% of the calls: the main thread's steps are found all the same.
+TEST(ProgramShapes, OtherThreadsInterleaved) {
+  for (int share : {5, 50}) {
+    Program p(false);
+    std::mt19937 rng(9);
+    for (int step = 0; step < 200; ++step) {
+      for (uint64_t k = 0; k < 20; ++k) {
+        p.launch(10 + k);
+        if (static_cast<int>(rng() % 100) < share) p.launch(5000 + rng() % 300, 3);
+      }
+      p.item(kItemSite);
+    }
+    Analysis a = analyze(p.trace());
+    ASSERT_FALSE(a.phases.empty()) << share;
+    EXPECT_GE(a.phases[0].steps, 190u) << share;
+    EXPECT_EQ(a.phases[0].calls_per_step, 22u) << share;
+  }
+}
+
+// Backward's calls on autograd's thread have no Python frames; the main
+// thread's GIL wait around them gives the `loss.backward()` line.
+TEST(ProgramShapes, BackwardThreadCallsNameTheWaitingLine) {
+  constexpr uint32_t kBackwardSync = 21, kBackwardLine = 22;
+  Stream s;
+  ProcessTrace t;
+  for (int step = 0; step < 30; ++step) {
+    s.launch(1).tid = kMain;
+    Event& wait = s.call(ApiId::syncscope_gil_wait, 0, 0, kBackwardLine);
+    wait.tid = kMain;
+    const size_t wait_index = s.events().size() - 1;
+    s.launch(30).tid = kBackward;
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 8, true, kBackwardSync).tid = kBackward;
+    s.call(ApiId::cudaStreamSynchronize, 20000, 0x100, kBackwardSync).tid = kBackward;
+    s.launch(31).tid = kBackward;
+    // The wait spans the backward pass.
+    const_cast<Event&>(s.events()[wait_index]).end_ns = s.events().back().end_ns + 100;
+    s.launch(50).tid = kMain;
+  }
+  t.events = s.events();
+  t.python_stacks[kBackwardLine] = {{1, 57}};  // the waiting line has Python frames; the sync's stack does not
+  t.python_code[1] = {"train.py", "main", 1};
+  Analysis a = analyze(t);
+  const Finding* sync = find(a, kBackwardSync);
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->waiter_stack_id, kBackwardLine);
+  EXPECT_EQ(sync->waiter_tid, kMain);
+  EXPECT_EQ(sync->tid, kBackward);
+  EXPECT_NEAR(sync->per_step, 1.0, 0.05);
+}
+
+// A sync of a frameless thread outside any wait stays unattributed.
+TEST(ProgramShapes, NoWaitNoAttribution) {
+  Stream s;
+  ProcessTrace t;
+  for (int step = 0; step < 30; ++step) {
+    s.launch(1).tid = kMain;
+    s.call(ApiId::cudaStreamSynchronize, 20000, 0x100, 21).tid = kBackward;
+  }
+  t.events = s.events();
+  Analysis a = analyze(t);
+  const Finding* sync = find(a, 21);
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->waiter_stack_id, 0u);
+}
+
+}  // namespace
+}  // namespace syncscope::testing
