@@ -74,6 +74,16 @@ TEST(RecordingProblems, ReadOnlyOutputDirectory) {
   EXPECT_GT(json["recording"]["problems"][0]["pid"].get<int>(), 0);
   EXPECT_TRUE(json["processes"].empty());
 
+  // A parent that closes the inherited descriptor before exec (Python's
+  // subprocess does by default): the recorder reopens the launcher's.
+  std::string closed = dir + "/t3";
+  fs::create_directories(closed);
+  std::string close_then_exec = "fd=${SYNCSCOPE_STATUS_FD%%:*}; eval \"exec $fd>&-\"; exec \"$0\" \"$@\"";
+  r = syncscope({"run", "-o", closed, "--fail-on", "all", "--", "/bin/sh", "-c", close_then_exec,
+                 SYNCSCOPE_MAKE_UNWRITABLE, closed, "--", example("hidden_sync_loop"), "60"});
+  EXPECT_EQ(r.exit_code, kIncomplete) << r.err;
+  EXPECT_NE(r.err.find("recorded nothing: cannot create " + closed), std::string::npos) << r.err;
+
   // The command's own failure still wins, and the problem is still told.
   std::string again = dir + "/t2";
   fs::create_directories(again);
