@@ -176,7 +176,9 @@ void* collector_main(void*) {
   flush(c);
   c.writer.close();
   // Said here too: the trace may be unreadable, and its drop counts with it.
-  if (end.events_dropped > 0) report_status(kStatusEventsDropped, "%llu", static_cast<unsigned long long>(end.events_dropped));
+  if (end.events_dropped > 0) {
+    report_status(kStatusEventsDropped, "%llu", static_cast<unsigned long long>(end.events_dropped));
+  }
   c.flush_done = c.flush_requested;
   c.flushed.notify_all();
   return nullptr;

@@ -304,7 +304,8 @@ void render_policy_summary(const Report& report, const TextReportOptions& option
       out << red << "gate: FAIL" << reset << " (" << gated << (policy.gate.include_warmup ? ", all phases" : ", steady state")
           << ")\n";
       if (report.gate_blind()) {
-        out << "   the recording is incomplete (see the top of the report): the gate cannot pass on what it could not see\n";
+        out << "   the recording is incomplete (see the top of the report): "
+               "the gate cannot pass on what it could not see\n";
       }
       for (const ProcessReport& p : report.processes) {
         for (const CategoryVerdict& v : p.verdicts) {

@@ -16,7 +16,7 @@ struct RecorderSettings {
   std::optional<unsigned> ring_events;  // SYNCSCOPE_RING_EVENTS when given
   bool stacks = true;                   // SYNCSCOPE_STACKS=0 when false
   bool dormant = false;                 // SYNCSCOPE_DORMANT=1 when true (output_dir then unused)
-  std::string status_channel;           // SYNCSCOPE_STATUS_FD when not empty (never inherited otherwise)
+  std::string status_channel{};         // SYNCSCOPE_STATUS_FD when not empty (never inherited otherwise)
 };
 
 // `environment` holds "KEY=VALUE" strings; the result likewise.

@@ -127,9 +127,8 @@ int run_command(const RunOptions& options) {
 
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
-  RecorderSettings settings{preload,        dir,             options.flush_ms,
-                            options.ring_events, options.stacks, options.dormant,
-                            recorder_status.environment_value()};
+  RecorderSettings settings{preload,        dir,         options.flush_ms, options.ring_events,
+                            options.stacks, options.dormant, recorder_status.environment_value()};
   std::vector<std::string> child_env = child_environment(environment, settings);
 
   std::vector<char*> argv, envp;

@@ -155,8 +155,8 @@ TEST(RecordingProblems, DroppedEvents) {
             std::to_string(json["processes"][0]["dropped_events"].get<uint64_t>()));
 
   // Without a gate: a warning, and the command's status (0).
-  r = syncscope({"run", "-o", dir + "/t2", "--ring-events", "64", "--flush-ms", "60000", "--", example("hidden_sync_loop"),
-                 "200"});
+  r = syncscope({"run", "-o", dir + "/t2", "--ring-events", "64", "--flush-ms", "60000", "--",
+                 example("hidden_sync_loop"), "200"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("warning: the recording is incomplete"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("RECORDING INCOMPLETE"), std::string::npos) << r.out;
