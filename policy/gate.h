@@ -19,6 +19,11 @@
 namespace syncscope {
 
 inline constexpr int kDefaultGateExitCode = 3;
+// A gate was set but the recording is incomplete (a trace could not be
+// written, was deleted, lost events): the gate cannot pass on what it could
+// not see. Distinct from the gate's own status, so CI tells a broken
+// measurement from findings.
+inline constexpr int kIncompleteRecordingExitCode = 4;
 
 struct GatePolicy {
   std::set<Category> fail_on;

@@ -24,8 +24,10 @@
 #include "preload/python_frames.h"
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
+#include "preload/status_report.h"
 #include "preload/thread_state.h"
 #include "trace/format.h"
+#include "trace/recording_status.h"
 #include "trace/writer.h"
 
 namespace syncscope::preload {
@@ -138,7 +140,17 @@ void flush(Collector& c) {
   std::string error;
   if (!c.writer.flush(&error)) {
     log_warning("cannot write trace %s: %s; recording stopped", c.writer.path().c_str(), error.c_str());
+    report_status(kStatusWriteFailed, "%s: %s", c.writer.path().c_str(), error.c_str());
     stop_recording();
+    return;
+  }
+  // Deleted under us (the file, or its whole directory): every later byte
+  // would go to a nameless file nobody can read, using disk until exit.
+  if (c.writer.file_unlinked()) {
+    log_warning("trace %s was deleted during the run; recording stopped", c.writer.path().c_str());
+    report_status(kStatusTraceRemoved, "%s", c.writer.path().c_str());
+    stop_recording();
+    c.writer.close_without_flush();
   }
 }
 
@@ -163,6 +175,10 @@ void* collector_main(void*) {
   c.writer.add_end(end);
   flush(c);
   c.writer.close();
+  // Said here too: the trace may be unreadable, and its drop counts with it.
+  if (end.events_dropped > 0) {
+    report_status(kStatusEventsDropped, "%llu", static_cast<unsigned long long>(end.events_dropped));
+  }
   c.flush_done = c.flush_requested;
   c.flushed.notify_all();
   return nullptr;
@@ -183,9 +199,12 @@ bool open_trace(Collector& c) {
   if (!c.writer.open(config().output_dir, header, &error)) {
     log_warning("cannot create a trace in %s: %s; recording disabled", config().output_dir,
                 error.c_str());
+    report_status(kStatusTraceOpenFailed, "%s", error.c_str());
     return false;
   }
   log_debug("trace %s", c.writer.path().c_str());
+  // The launcher checks at the end that every trace it heard of is still there.
+  report_status(kStatusTraceOpened, "%s", c.writer.path().c_str());
   return true;
 }
 
@@ -211,6 +230,7 @@ bool start_collector() {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (rc != 0) {
     log_warning("cannot start the collector thread (%s); recording disabled", std::strerror(rc));
+    report_status(kStatusRecorderFailed, "cannot start the collector thread: %s", std::strerror(rc));
     c.writer.close();
     stop_recording();
     return false;
@@ -347,6 +367,8 @@ void collector_shutdown() {
   // Bounded: a wedged filesystem must not hang the target's exit.
   if (!join_collector(c)) {
     log_warning("trace flush did not finish within 5 s at exit; the trace may lack its end");
+    report_status(kStatusFlushTimeout, "the final flush of %s did not finish within 5 s; the trace may lack its end",
+                  g_trace_path);
   }
 }
 

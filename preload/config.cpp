@@ -30,6 +30,25 @@ uint32_t round_up_pow2(uint32_t v) {
   return p;
 }
 
+// "FD:PID:DEV:INO", all decimal; anything else leaves no channel.
+void parse_status_channel(const char* text, Config* c) {
+  if (text == nullptr) return;
+  unsigned long long field[4];
+  const char* at = text;
+  for (int i = 0; i < 4; ++i) {
+    char* end = nullptr;
+    if (*at < '0' || *at > '9') return;
+    field[i] = std::strtoull(at, &end, 10);
+    if (*end != (i < 3 ? ':' : '\0')) return;
+    at = end + 1;
+  }
+  if (field[0] > 1u << 30 || field[1] == 0 || field[1] > 1u << 30) return;
+  c->status_fd = static_cast<int>(field[0]);
+  c->status_owner = static_cast<int>(field[1]);
+  c->status_dev = field[2];
+  c->status_ino = field[3];
+}
+
 Config g_config;
 
 }  // namespace
@@ -56,6 +75,7 @@ Config config_from_environment() {
   const char* clock = std::getenv("SYNCSCOPE_CLOCK");
   c.force_monotonic_clock = clock != nullptr && std::strcmp(clock, "monotonic") == 0;
   c.dormant = is_true(std::getenv("SYNCSCOPE_DORMANT"));
+  parse_status_channel(std::getenv("SYNCSCOPE_STATUS_FD"), &c);
   return c;
 }
 

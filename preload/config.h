@@ -16,6 +16,11 @@ struct Config {
   int log_level = 1;                // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug
   bool force_monotonic_clock = false;  // SYNCSCOPE_CLOCK=monotonic: never use the TSC
   bool dormant = false;             // SYNCSCOPE_DORMANT=1: hooks in, recording off until `syncscope attach`
+  // SYNCSCOPE_STATUS_FD=FD:PID:DEV:INO (trace/recording_status.h): where to
+  // tell `syncscope run` that the recording failed; status_fd -1: nowhere.
+  int status_fd = -1;
+  int status_owner = 0;             // the launcher's pid, to reopen /proc/PID/fd/FD
+  uint64_t status_dev = 0, status_ino = 0;
 };
 
 // Parses the environment; no allocation, safe to call from a library constructor.

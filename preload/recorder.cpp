@@ -11,7 +11,9 @@
 #include "preload/pinned_map.h"
 #include "preload/stack_capture.h"
 #include "preload/stack_table.h"
+#include "preload/status_report.h"
 #include "preload/thread_state.h"
+#include "trace/recording_status.h"
 
 namespace syncscope::preload {
 
@@ -24,6 +26,7 @@ namespace {
 void on_fork_prepare() { collector_before_fork(); }
 void on_fork_parent() { collector_after_fork_parent(); }
 void on_fork_child() {
+  status_after_fork_child();
   registry_reset_in_child();
   control_endpoint_after_fork_child();
   collector_after_fork_child();
@@ -43,6 +46,7 @@ __attribute__((constructor)) void recorder_init() {
   tls_in_hook = false;
   if (!ok) {
     log_warning("cannot reserve memory for the recorder; recording disabled");
+    report_status(kStatusRecorderFailed, "cannot reserve memory for the recorder");
     return;
   }
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);

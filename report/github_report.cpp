@@ -29,6 +29,11 @@ std::string github_escape_property(const std::string& text) {
 
 std::string findings_github(const Report& report, const std::string& workspace) {
   std::string out;
+  // First, and always an error: the annotations below may be missing some.
+  for (const RecordingProblem& p : report.recording.problems) {
+    out += "::error title=" + github_escape_property("syncscope recording incomplete") + "::" +
+           github_escape_data(problem_message(p)) + "\n";
+  }
   for (const ProcessReport& p : report.processes) {
     std::string cwd = p.trace->info("cwd");
     for (const ReportedFinding& f : p.findings) {

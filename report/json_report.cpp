@@ -138,7 +138,8 @@ nlohmann::json policy_json(const Report& report) {
   }
   return {{"gate",
            {{"enabled", policy.gate.enabled()},
-            {"failed", report.gate_failed},
+            {"failed", report.gate_failed || report.gate_blind()},
+            {"recording_incomplete", report.gate_blind()},
             {"budgets", budgets},
             {"include_warmup", policy.gate.include_warmup}}},
           {"suppressions", rules},
@@ -160,6 +161,17 @@ nlohmann::json ranks_json(const Report& report) {
           {"outliers", outliers}};
 }
 
+nlohmann::json recording_json(const RecordingStatus& recording) {
+  nlohmann::json problems = nlohmann::json::array();
+  for (const RecordingProblem& p : recording.problems) {
+    problems.push_back({{"pid", p.pid != 0 ? nlohmann::json(p.pid) : nlohmann::json(nullptr)},
+                        {"kind", p.kind},
+                        {"detail", p.detail},
+                        {"message", problem_message(p)}});
+  }
+  return {{"complete", recording.complete()}, {"problems", problems}};
+}
+
 }  // namespace
 
 nlohmann::json findings_json(const Report& report) {
@@ -167,6 +179,7 @@ nlohmann::json findings_json(const Report& report) {
   for (const ProcessReport& p : report.processes) processes.push_back(process_json(p, report.policy));
   return {{"schema", kFindingsSchema},
           {"syncscope_version", SYNCSCOPE_VERSION},
+          {"recording", recording_json(report.recording)},
           {"processes", processes},
           {"processes_without_cuda", report.without_cuda},
           {"across_processes", ranks_json(report)},

@@ -79,6 +79,19 @@ std::string findings_junit(const Report& report) {
            << failures << "\" errors=\"0\" skipped=\"0\" time=\"" << p.summary.wall_ns / 1e9 << "\">\n"
            << cases.str() << "  </testsuite>\n";
   }
+  // Only when something is missing: one failing case a JUnit viewer cannot overlook.
+  if (!report.recording.complete()) {
+    std::string problems;
+    for (const RecordingProblem& p : report.recording.problems) problems += problem_message(p) + "\n";
+    ++total_tests;
+    ++total_failures;
+    suites << "  <testsuite name=\"syncscope recording\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" "
+              "time=\"0\">\n"
+           << "    <testcase classname=\"syncscope\" name=\"recording\" time=\"0\">\n"
+           << "      <failure type=\"recording-incomplete\" message=\"the recording is incomplete: "
+           << report.recording.problems.size() << " problem(s)\">" << xml_escape(problems) << "</failure>\n"
+           << "    </testcase>\n  </testsuite>\n";
+  }
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites name=\"syncscope\" tests=\"" << total_tests << "\" failures=\"" << total_failures

@@ -7,6 +7,7 @@
 
 #include "detectors/finding.h"
 #include "report/units.h"
+#include "trace/recording_status.h"
 
 namespace syncscope {
 namespace {
@@ -153,6 +154,10 @@ Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions
   report.policy = options.policy;
   report.suppression_hits.assign(options.policy.suppressions.size(), 0);
   for (const ProcessTrace& trace : traces) {
+    if (trace.events_dropped > 0) {
+      add_problem(&report.recording.problems,
+                  {trace.header.pid, kStatusEventsDropped, std::to_string(trace.events_dropped)});
+    }
     // A process whose every event was dropped did call CUDA: it is reported.
     if (trace.events.empty() && trace.events_dropped == 0) {
       ++report.without_cuda;

@@ -15,6 +15,7 @@
 #include "policy/baseline.h"
 #include "policy/gate.h"
 #include "policy/suppressions.h"
+#include "report/recording_problem.h"
 #include "report/site_frames.h"
 #include "report/symbolizer.h"
 #include "trace/reader.h"
@@ -67,6 +68,12 @@ struct RankComparison {
   std::vector<Outlier> outliers;
 };
 
+// Whether the traces hold everything the command did.
+struct RecordingStatus {
+  std::vector<RecordingProblem> problems;  // empty: complete
+  bool complete() const { return problems.empty(); }
+};
+
 struct Report {
   std::vector<ProcessReport> processes;  // processes that used CUDA, by rank then pid
   size_t without_cuda = 0;               // processes recorded that never called CUDA
@@ -74,8 +81,13 @@ struct Report {
   std::vector<uint64_t> suppression_hits;  // per rule: findings it suppressed
   uint64_t suppressed = 0;
   uint64_t known = 0;                      // findings matched in the baseline
-  bool gate_failed = false;
+  bool gate_failed = false;                // findings exceed the gate's budgets
   RankComparison ranks;
+  RecordingStatus recording;  // build_report lists dropped events; the caller adds what the launcher saw
+
+  // A gate was set but the recording is incomplete: the gate cannot pass,
+  // whatever the findings say (what was not recorded cannot be judged).
+  bool gate_blind() const { return policy.gate.enabled() && !recording.complete(); }
 };
 
 // `traces` must outlive the report.

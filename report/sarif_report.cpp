@@ -84,6 +84,22 @@ nlohmann::json result_json(const Report& report, const ProcessReport& p, const R
   return result;
 }
 
+// An incomplete recording is a failed execution of the tool, each problem
+// an error notification: SARIF viewers show them apart from the findings.
+nlohmann::json invocation_json(const Report& report) {
+  nlohmann::json invocation = {{"executionSuccessful", report.recording.complete()},
+                               {"properties", {{"gateFailed", report.gate_failed || report.gate_blind()}}}};
+  if (report.recording.complete()) return invocation;
+  nlohmann::json notifications = nlohmann::json::array();
+  for (const RecordingProblem& p : report.recording.problems) {
+    notifications.push_back(
+        {{"level", "error"}, {"descriptor", {{"id", p.kind}}}, {"message", {{"text", problem_message(p)}}}});
+  }
+  invocation["toolExecutionNotifications"] = notifications;
+  invocation["properties"]["recordingComplete"] = false;
+  return invocation;
+}
+
 }  // namespace
 
 nlohmann::json findings_sarif(const Report& report) {
@@ -102,8 +118,7 @@ nlohmann::json findings_sarif(const Report& report) {
           {"informationUri", "https://github.com/syncscope/syncscope"},
           {"rules", rules_json()}}}}},
       {"results", results},
-      {"invocations", nlohmann::json::array({{{"executionSuccessful", true},
-                                              {"properties", {{"gateFailed", report.gate_failed}}}}})},
+      {"invocations", nlohmann::json::array({invocation_json(report)})},
   };
   if (!root.empty()) run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", "file://" + uri_escape_path(root) + "/"}}}};
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

@@ -297,12 +297,16 @@ void render_policy_summary(const Report& report, const TextReportOptions& option
         gated += std::string(gated.empty() ? "" : ", ") + category_name(c) + "<=" + budget_limit_text(*b);
       }
     }
-    if (!report.gate_failed) {
+    if (!report.gate_failed && !report.gate_blind()) {
       out << green << "gate: pass" << reset << " (" << gated << (policy.gate.include_warmup ? ", all phases" : ", steady state")
           << ")\n";
     } else {
       out << red << "gate: FAIL" << reset << " (" << gated << (policy.gate.include_warmup ? ", all phases" : ", steady state")
           << ")\n";
+      if (report.gate_blind()) {
+        out << "   the recording is incomplete (see the top of the report): "
+               "the gate cannot pass on what it could not see\n";
+      }
       for (const ProcessReport& p : report.processes) {
         for (const CategoryVerdict& v : p.verdicts) {
           if (v.failed) out << "   " << p.label() << ": " << category_name(v.category) << " " << v.reason << "\n";
@@ -312,16 +316,31 @@ void render_policy_summary(const Report& report, const TextReportOptions& option
   }
 }
 
+// First thing in the report: findings below may be missing whole processes
+// or stretches of the run, and nobody should read them as complete.
+void render_recording_problems(const Report& report, const TextReportOptions& options, std::ostream& out) {
+  if (report.recording.complete()) return;
+  const char* red = options.color ? "\033[1;31m" : "";
+  const char* reset = options.color ? "\033[0m" : "";
+  out << red << "RECORDING INCOMPLETE" << reset << ": this report misses what could not be recorded\n";
+  for (const RecordingProblem& p : report.recording.problems) out << "   " << problem_message(p) << "\n";
+  out << "\n";
+}
+
 }  // namespace
 
 void render_text_report(const Report& report, const TextReportOptions& options, std::ostream& out) {
+  render_recording_problems(report, options, out);
   for (const ProcessReport& p : report.processes) render_process(p, report, options, out);
   if (report.processes.size() > 1) render_rank_table(report, out);
   if (report.without_cuda > 0) {
     out << report.without_cuda << (report.without_cuda == 1 ? " process" : " processes")
         << " without CUDA calls not shown\n";
   }
-  if (report.processes.empty()) out << "no CUDA calls were recorded\n";
+  if (report.processes.empty()) {
+    out << "no CUDA calls were recorded" << (report.recording.complete() ? "" : " (see RECORDING INCOMPLETE above)")
+        << "\n";
+  }
   render_policy_summary(report, options, out);
 }
 

@@ -165,7 +165,7 @@ int attach_command(const AttachOptions& options) {
     return 2;
   }
   std::string dir = options.output_dir.empty() ? default_output_dir("syncscope-attach") : options.output_dir;
-  if (!prepare_output_dir(dir, options.force)) return 2;
+  if (prepare_output_dir(dir, options.force) != OutputDirState::kReady) return 2;
   dir = std::filesystem::absolute(dir).lexically_normal().string();
 
   std::vector<Target> targets;
@@ -236,7 +236,7 @@ int attach_command(const AttachOptions& options) {
     if (options.report || !f.file.empty()) report.formats.push_back(f);
   }
   ReportOutcome outcome = report_directory(dir, report);
-  if (outcome.gate_failed) return report.analysis.policy.gate.exit_code;
+  if (outcome.gate_blind || outcome.gate_failed) return report_exit_status(outcome, report);
   if (outcome.error != 0 || refused > 0) return 1;
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "trace/recording_status.h"
+
 namespace syncscope {
 namespace {
 
@@ -28,6 +30,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
   if (settings.flush_ms) overrides["SYNCSCOPE_FLUSH_MS"] = std::to_string(*settings.flush_ms);
   if (settings.ring_events) overrides["SYNCSCOPE_RING_EVENTS"] = std::to_string(*settings.ring_events);
   if (!settings.stacks) overrides.insert_or_assign("SYNCSCOPE_STACKS", std::string(1, '0'));
+  if (!settings.status_channel.empty()) overrides[kStatusFdVariable] = settings.status_channel;
 
   std::string preload = settings.preload_path;
   std::string python_path = settings.python_hooks_dir;
@@ -36,6 +39,8 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
     std::string key = kv.substr(0, eq);
     if (overrides.count(key)) continue;
     if (key == "SYNCSCOPE_DISABLE") continue;  // the user asked to record
+    // An enclosing run's channel: this run's recorders answer to this run only.
+    if (key == kStatusFdVariable) continue;
     if (key == "LD_PRELOAD" && eq != std::string::npos) {
       std::string value = kv.substr(eq + 1);
       if (preload_lists(value, settings.preload_path)) preload = value;

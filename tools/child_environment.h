@@ -16,6 +16,7 @@ struct RecorderSettings {
   std::optional<unsigned> ring_events;  // SYNCSCOPE_RING_EVENTS when given
   bool stacks = true;                   // SYNCSCOPE_STACKS=0 when false
   bool dormant = false;                 // SYNCSCOPE_DORMANT=1 when true (output_dir then unused)
+  std::string status_channel{};         // SYNCSCOPE_STATUS_FD when not empty (never inherited otherwise)
   // Folder holding syncscope's sitecustomize.py (optimizer-step markers),
   // prepended to PYTHONPATH; empty: none.
   std::string python_hooks_dir;

@@ -64,7 +64,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit status: the command's own (128+N if killed by signal N; 126/127 if it could not be started); when it "
-      "succeeded, 3 (--error-exitcode) if the gate failed, 1 if the report could not be made; 2 for usage errors.");
+      "succeeded, 4 if a gate was set but the recording is incomplete (an unusable output directory, a trace that "
+      "could not be written or was deleted, dropped events), 3 (--error-exitcode) if the gate failed, 1 if the report "
+      "could not be made; 2 for usage errors.");
 
   syncscope::RunOptions run;
   ReportArgs run_args;

@@ -1,5 +1,10 @@
 #include "tools/output_dir.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <vector>
@@ -9,6 +14,30 @@
 #include "trace/format.h"
 
 namespace syncscope {
+namespace {
+
+// As this process: the recorded command may run as another user, or lose
+// the directory later; the recorder reports those (trace/recording_status.h).
+bool probe_writable(const std::string& dir, std::string* error) {
+  std::string name = dir + "/.syncscope-probe-XXXXXX";
+  int fd = mkstemp(name.data());
+  if (fd < 0) {
+    *error = "cannot write to " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  // One byte: a full disk often still has room for an empty file.
+  ssize_t written = write(fd, "x", 1);
+  int err = written == 1 ? 0 : written < 0 ? errno : EIO;
+  if (close(fd) != 0 && err == 0) err = errno;
+  unlink(name.c_str());
+  if (err != 0) {
+    *error = "cannot write to " + dir + ": " + std::strerror(err);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::string default_output_dir(const std::string& prefix) {
   char stamp[64];
@@ -17,7 +46,7 @@ std::string default_output_dir(const std::string& prefix) {
   return prefix + stamp;
 }
 
-bool prepare_output_dir(const std::string& dir, bool force) {
+OutputDirState prepare_output_dir(const std::string& dir, bool force, std::string* reason) {
   std::error_code ec;
   std::vector<std::filesystem::path> old;
   if (std::filesystem::is_directory(dir, ec)) {
@@ -30,15 +59,22 @@ bool prepare_output_dir(const std::string& dir, bool force) {
   if (!old.empty() && !force) {
     spdlog::error("{} already holds {} trace file(s); choose another -o DIR or pass --force to replace them", dir,
                   old.size());
-    return false;
+    return OutputDirState::kHoldsTraces;
   }
   for (const auto& path : old) std::filesystem::remove(path, ec);
+  std::string error;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    spdlog::error("cannot create {}: {}", dir, ec.message());
-    return false;
+    error = "cannot create " + dir + ": " + ec.message();
+  } else {
+    probe_writable(dir, &error);
   }
-  return true;
+  if (!error.empty()) {
+    spdlog::error("{}", error);
+    if (reason != nullptr) *reason = error;
+    return OutputDirState::kUnusable;
+  }
+  return OutputDirState::kReady;
 }
 
 }  // namespace syncscope

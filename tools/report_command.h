@@ -19,13 +19,25 @@ struct ReportSettings {
 
 struct ReportOutcome {
   int error = 0;             // 0, or syncscope's own failure: 2 no traces / unreadable dir, 1 unreadable traces or unwritable output
-  bool gate_failed = false;  // the policy's gate failed
+  bool gate_failed = false;  // the policy's gate failed on the findings
+  bool gate_blind = false;   // a gate was set and the recording is incomplete (Report::gate_blind)
 };
 
-ReportOutcome report_directory(const std::string& dir, const ReportSettings& settings);
+// `problems`: what the launcher learnt about the recording (tools/
+// recorder_status.h). With any, the report is made even when the directory
+// holds no trace or is gone: it then says what is missing. The problems are
+// logged (errors under a gate, else warnings) and in every format.
+ReportOutcome report_directory(const std::string& dir, const ReportSettings& settings,
+                               std::vector<RecordingProblem> problems = {});
 
-// Exit status of `syncscope report`: the error, else the gate's exit code
-// when it failed, else 0.
+// The report of traces already read (report_directory's second half; also
+// `run`'s report when nothing could be recorded at all).
+ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t without_cuda,
+                            std::vector<RecordingProblem> problems, const ReportSettings& settings);
+
+// The exit status when the command itself succeeded (or for `syncscope
+// report`): kIncompleteRecordingExitCode when the gate was blind, else the
+// gate's exit code when it failed, else the error, else 0.
 int report_exit_status(const ReportOutcome& outcome, const ReportSettings& settings);
 
 }  // namespace syncscope

@@ -16,8 +16,11 @@
 #include "tools/child_environment.h"
 #include "tools/output_dir.h"
 #include "tools/preload_locator.h"
+#include "tools/recorder_status.h"
 #include "tools/report_command.h"
+#include "tools/status_channel.h"
 #include "trace/format.h"
+#include "trace/recording_status.h"
 
 extern char** environ;
 
@@ -58,6 +61,32 @@ sigset_t forwarded_set() {
   return set;
 }
 
+// --no-report drops what would go to standard output; reports asked for as
+// files (--format json=FILE) are still written.
+ReportSettings report_settings(const RunOptions& options) {
+  ReportSettings report = options.report_settings;
+  report.formats.clear();
+  for (const OutputFormat& f : options.report_settings.formats) {
+    if (options.report || !f.file.empty()) report.formats.push_back(f);
+  }
+  return report;
+}
+
+// The output directory cannot be created or written: refuse before the
+// command runs (an hour of training would record nothing). Under a gate this
+// is an incomplete recording like any other (exit status 4, the formats
+// asked for say so); without one, syncscope's own error (2).
+int refuse_unusable_output(const std::string& reason, const RunOptions& options) {
+  ReportSettings report = report_settings(options);
+  if (!report.analysis.policy.gate.enabled()) {
+    spdlog::error("{} was not run: nothing could be recorded", options.command[0]);
+    return 2;
+  }
+  spdlog::error("{} was not run: nothing could be recorded, and a gate was set", options.command[0]);
+  report_traces({}, 0, {{0, kStatusOutputUnusable, reason}}, report);
+  return kIncompleteRecordingExitCode;
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
@@ -78,13 +107,28 @@ int run_command(const RunOptions& options) {
   std::string dir;
   if (!options.dormant) {
     dir = options.output_dir.empty() ? default_output_dir("syncscope") : options.output_dir;
-    if (!prepare_output_dir(dir, options.force)) return 2;
+    std::string unusable;
+    switch (prepare_output_dir(dir, options.force, &unusable)) {
+      case OutputDirState::kReady: break;
+      case OutputDirState::kHoldsTraces: return 2;
+      case OutputDirState::kUnusable: return refuse_unusable_output(unusable, options);
+    }
     dir = std::filesystem::absolute(dir).lexically_normal().string();
+  }
+  // Where the recorders say what the traces cannot: that they could not be
+  // written. Dormant processes answer `syncscope attach` instead.
+  StatusChannel recorder_status;
+  if (!options.dormant) {
+    std::string error;
+    if (!recorder_status.open(&error)) {
+      spdlog::warn("{}: a trace the command cannot write would go unnoticed", error);
+    }
   }
 
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
-  RecorderSettings settings{preload, dir, options.flush_ms, options.ring_events, options.stacks, options.dormant};
+  RecorderSettings settings{preload,        dir,         options.flush_ms, options.ring_events,
+                            options.stacks, options.dormant, recorder_status.environment_value()};
   settings.python_hooks_dir = python_hooks_dir_for(preload);
   std::vector<std::string> child_env = child_environment(environment, settings);
 
@@ -108,6 +152,7 @@ int run_command(const RunOptions& options) {
   if (pid == 0) {
     // Same process group as syncscope: the terminal's Ctrl-C reaches the child directly.
     sigprocmask(SIG_SETMASK, &previous, nullptr);
+    recorder_status.inherit();
     execvpe(argv[0], argv.data(), envp.data());
     int err = errno;
     std::fprintf(stderr, "syncscope: cannot run '%s': %s\n", argv[0], std::strerror(err));
@@ -142,30 +187,26 @@ int run_command(const RunOptions& options) {
                  strsignal(WTERMSIG(status)));
   }
   if (options.dormant) return code;  // attach printed its own reports
-  if (code == 126 || code == 127) {
+  std::vector<RecordingProblem> problems = recording_problems(parse_recorder_status(recorder_status.read_all()), dir);
+  if ((code == 126 || code == 127) && problems.empty()) {
     // The command never ran (or itself reported it could not run something).
     std::error_code ec;
     if (std::filesystem::is_empty(dir, ec)) return code;
   }
   spdlog::info("traces in {}", dir);
-  // --no-report drops what would go to standard output; reports asked for
-  // as files (--format json=FILE) are still written.
-  ReportSettings report = options.report_settings;
-  report.formats.clear();
-  for (const OutputFormat& f : options.report_settings.formats) {
-    if (options.report || !f.file.empty()) report.formats.push_back(f);
-  }
+  ReportSettings report = report_settings(options);
   auto files = list_trace_files(dir);
-  if (files.ok() && files->empty()) {
+  // No trace and nothing went wrong: the command simply made no CUDA call.
+  if (files.ok() && files->empty() && problems.empty()) {
     if (options.report) {
       std::cout << "syncscope: no CUDA calls were recorded (the command never used the CUDA runtime)\n";
     }
     return code;
   }
   // The gate is judged even with --no-report: the exit status still tells CI.
-  ReportOutcome outcome = report_directory(dir, report);
+  ReportOutcome outcome = report_directory(dir, report, std::move(problems));
   if (code != 0) return code;  // the command's own failure wins
-  if (outcome.gate_failed) return report.analysis.policy.gate.exit_code;
+  if (outcome.gate_blind || outcome.gate_failed) return report_exit_status(outcome, report);
   return outcome.error != 0 ? 1 : 0;
 }
 

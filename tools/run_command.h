@@ -24,8 +24,10 @@ struct RunOptions {
 
 // The child's exit code, 128+signal if a signal ended it, 126/127 if it could
 // not be started, 2 for syncscope's own usage errors. When the child
-// succeeded: the gate's exit code (default 3) if its findings fail the
-// policy, 1 if the report could not be made or written.
+// succeeded: under a gate, 4 (kIncompleteRecordingExitCode) if the recording
+// is incomplete (also when the output directory is unusable: the command is
+// then not run), else the gate's exit code (default 3) if its findings fail
+// the policy; 1 if the report could not be made or written.
 int run_command(const RunOptions& options);
 
 }  // namespace syncscope

@@ -245,6 +245,11 @@ bool TraceWriter::flush(std::string* error) {
   return true;
 }
 
+bool TraceWriter::file_unlinked() const {
+  struct stat st;
+  return fd_ >= 0 && ::fstat(fd_, &st) == 0 && st.st_nlink == 0;
+}
+
 void TraceWriter::close() {
   flush(nullptr);
   close_without_flush();

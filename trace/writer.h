@@ -33,6 +33,9 @@ class TraceWriter {
   // the descriptor is closed.
   bool open_fd(int fd, const FileHeader& header, std::string* error);
   bool is_open() const { return fd_ >= 0; }
+  // True when the open file has no name left (it, or its directory, was
+  // deleted): whatever is written now can never be read back.
+  bool file_unlinked() const;
   const std::string& path() const { return path_; }
 
   // Buffer records; nothing reaches the file until flush(). Strings longer than

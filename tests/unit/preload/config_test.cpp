@@ -53,5 +53,23 @@ TEST(Config, ParsesAndValidates) {
   }
 }
 
+TEST(Config, StatusChannel) {
+  unsetenv("SYNCSCOPE_STATUS_FD");
+  EXPECT_EQ(config_from_environment().status_fd, -1);
+  setenv("SYNCSCOPE_STATUS_FD", "7:4242:23:123456789012", 1);
+  Config c = config_from_environment();
+  EXPECT_EQ(c.status_fd, 7);
+  EXPECT_EQ(c.status_owner, 4242);
+  EXPECT_EQ(c.status_dev, 23u);
+  EXPECT_EQ(c.status_ino, 123456789012u);
+  // Anything malformed leaves no channel: the recorder never writes to a
+  // descriptor it is not sure of.
+  for (const char* bad : {"", "7", "7:4242:23", "7:4242:23:1:9", "x:1:2:3", "7:0:23:1", "-1:5:2:3", "7:5:2:3 "}) {
+    setenv("SYNCSCOPE_STATUS_FD", bad, 1);
+    EXPECT_EQ(config_from_environment().status_fd, -1) << bad;
+  }
+  unsetenv("SYNCSCOPE_STATUS_FD");
+}
+
 }  // namespace
 }  // namespace syncscope::preload

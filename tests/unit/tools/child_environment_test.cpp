@@ -59,5 +59,17 @@ TEST(ChildEnvironment, DormantNeedsNoOutputDirectory) {
                            [](const std::string& kv) { return kv.rfind("SYNCSCOPE_DORMANT", 0) == 0; }));
 }
 
+TEST(ChildEnvironment, StatusChannelIsThisRunsOnly) {
+  RecorderSettings s = settings();
+  s.status_channel = "5:100:23:42";
+  auto env = child_environment({"SYNCSCOPE_STATUS_FD=9:1:2:3"}, s);
+  EXPECT_TRUE(has(env, "SYNCSCOPE_STATUS_FD=5:100:23:42"));
+  EXPECT_FALSE(has(env, "SYNCSCOPE_STATUS_FD=9:1:2:3"));
+  // No channel of its own (dormant): an enclosing run's is not passed on either.
+  auto none = child_environment({"SYNCSCOPE_STATUS_FD=9:1:2:3"}, settings());
+  EXPECT_FALSE(std::any_of(none.begin(), none.end(),
+                           [](const std::string& kv) { return kv.rfind("SYNCSCOPE_STATUS_FD", 0) == 0; }));
+}
+
 }  // namespace
 }  // namespace syncscope
