@@ -17,7 +17,8 @@ bool is_library_module(const std::string& module) {
 }
 
 bool is_library_python_file(const std::string& file) {
-  static const char* kMarkers[] = {"/site-packages/", "/dist-packages/", "/torch/", "/lib/python3", "<frozen ",
+  // syncscope-python/: syncscope's own sitecustomize (the optimizer-step hook).
+  static const char* kMarkers[] = {"/site-packages/", "/dist-packages/", "/torch/", "/lib/python3", "<frozen ", "/syncscope-python/",
                                    "<string>"};
   for (const char* m : kMarkers) {
     if (file.find(m) != std::string::npos) return true;

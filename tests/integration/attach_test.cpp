@@ -265,7 +265,10 @@ TEST(Attach, PythonLinesOfADormantProcess) {
   // for them, so no copy is dropped from before its sync.
   env["SYNCSCOPE_RING_EVENTS"] = "262144";
   Started target = start({"/usr/bin/env", "python3", script, "100000000", "--release-gil"}, env);
-  std::this_thread::sleep_for(1500ms);
+  // python3 may be a wrapper script (pyenv's shim) that takes a while to
+  // exec the interpreter: wait until the process has the runtime loaded.
+  ASSERT_TRUE(wait_for_text("/proc/" + std::to_string(target.pid) + "/maps", "libcudart", 30s));
+  std::this_thread::sleep_for(500ms);
   RunResult r = attach({std::to_string(target.pid), "-d", "1s", "-o", dir + "/t", "--format", "json=" + dir + "/r.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto syncs = hidden_syncs(read_json(dir + "/r.json"));

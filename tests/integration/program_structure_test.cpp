@@ -1,0 +1,100 @@
+// The program's own structure under `syncscope run` (issue 11), end to end on
+// the fake runtime: optimizer steps marked through syncscope's sitecustomize
+// (with a stand-in torch.optim), the user's sitecustomize still run, and a
+// sync made on a thread without Python attributed to the line that waited.
+#include <gtest/gtest.h>
+
+#include "detectors/analysis.h"
+#include "harness.h"
+#include "trace/api.h"
+
+namespace syncscope::testing {
+namespace {
+
+const std::string kScript = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/accumulation_loop.py";
+const std::string kStandIns = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
+
+// The line of the innermost frame in the test script (0: none).
+uint32_t python_line(const ProcessTrace& t, uint32_t stack) {
+  auto it = t.python_stacks.find(stack);
+  if (it == t.python_stacks.end()) return 0;
+  for (const PythonFrame& frame : it->second) {
+    auto code = t.python_code.find(frame.code_id);
+    if (code != t.python_code.end() && code->second.file == kScript) return frame.line;
+  }
+  return 0;
+}
+
+ProcessTrace record(const std::string& name, std::map<std::string, std::string> env, bool worker) {
+  std::string dir = fresh_dir(name);
+  env.merge(fake_runtime_env());
+  env["PYTHONPATH"] = kStandIns;
+  std::vector<std::string> argv = {syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--",
+                                   "/usr/bin/env", "python3", kScript, "30"};
+  if (worker) argv.push_back(SYNCSCOPE_FRAMELESS_WORKER);
+  RunResult r = run(argv, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("user sitecustomize ran"), std::string::npos) << "the user's sitecustomize was shadowed:\n"
+                                                                       << r.err;
+  auto traces = load_traces(dir + "/t");
+  EXPECT_EQ(traces.size(), 1u);
+  return traces.empty() ? ProcessTrace{} : traces[0];
+}
+
+const Finding* steady_at(const Analysis& a, const ProcessTrace& t, uint32_t line) {
+  for (const Finding& f : a.findings) {
+    if (f.phase == Phase::kSteady && python_line(t, f.stack_id) == line) return &f;
+  }
+  return nullptr;
+}
+
+TEST(ProgramStructure, OptimizerStepsAreTheSteps) {
+  ProcessTrace t = record("structure-markers", {}, false);
+  size_t markers = 0;
+  for (const Event& e : t.events) {
+    if (e.api != static_cast<uint16_t>(ApiId::syncscope_optimizer_step)) continue;
+    ++markers;
+    EXPECT_EQ(python_line(t, e.stack_id), 43u) << "the optimizer.step() line";
+  }
+  EXPECT_EQ(markers, 30u);
+  Analysis a = analyze(t);
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_EQ(a.phases[0].source, StepSource::kOptimizerStep);
+  EXPECT_EQ(a.phases[0].name, "train");
+  EXPECT_EQ(a.phases[0].steps, 29u);  // the first is warm-up
+  const Finding* read_back = steady_at(a, t, 26);
+  ASSERT_NE(read_back, nullptr);
+  EXPECT_DOUBLE_EQ(read_back->per_step, 1.0);  // exactly one per optimizer step, whatever the micro-batches
+}
+
+TEST(ProgramStructure, MarkersCanBeTurnedOff) {
+  ProcessTrace t = record("structure-no-markers", {{"SYNCSCOPE_STEP_MARKERS", "0"}}, false);
+  for (const Event& e : t.events) EXPECT_NE(e.api, static_cast<uint16_t>(ApiId::syncscope_optimizer_step));
+  Analysis a = analyze(t);
+  EXPECT_TRUE(a.phases.empty() || a.phases[0].source != StepSource::kOptimizerStep);
+}
+
+TEST(ProgramStructure, FramelessThreadSyncNamesTheWaitingLine) {
+  ProcessTrace t = record("structure-waiter", {}, true);
+  size_t waits = 0;
+  for (const Event& e : t.events) {
+    if (e.api == static_cast<uint16_t>(ApiId::syncscope_gil_wait)) {
+      ++waits;
+      EXPECT_EQ(python_line(t, e.stack_id), 42u);
+    }
+  }
+  EXPECT_GE(waits, 25u) << "one wait per step, but for the ones before the GIL hooks were in place";
+  Analysis a = analyze(t);
+  const Finding* worker_sync = nullptr;
+  for (const Finding& f : a.findings) {
+    if (f.phase == Phase::kSteady && f.waiter_stack_id != 0) worker_sync = &f;
+  }
+  ASSERT_NE(worker_sync, nullptr) << "the worker thread's sync is attributed to a waiting line";
+  EXPECT_EQ(python_line(t, worker_sync->waiter_stack_id), 42u);
+  EXPECT_NE(worker_sync->tid, worker_sync->waiter_tid);
+  EXPECT_EQ(python_line(t, worker_sync->stack_id), 0u) << "its own stack has no Python frames";
+  EXPECT_NEAR(worker_sync->per_step, 2.0, 0.1);
+}
+
+}  // namespace
+}  // namespace syncscope::testing
