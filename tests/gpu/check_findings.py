@@ -59,7 +59,8 @@ STEPS_ARG = "40"
 TOLERANCE = 0.10
 GATE_EXIT = 3
 
-MARK = re.compile(r"#\s*expect:\s*([a-z-]+)((?:\s+[a-z_]+=[^\s#]+)*)\s*$")
+MARK = re.compile(r"#\s*expect:\s*(.+?)\s*$")
+CLAUSE = re.compile(r"^([a-z-]+)((?:\s+[a-z_]+=\S+)*)$")
 ENV_HEADER = re.compile(r"^#\s*syncscope-env:\s*(.+?)\s*$")
 Mark = collections.namedtuple("Mark", "category line every per_step phase via")
 
@@ -80,32 +81,41 @@ def parse_marks(path, realistic):
         if "expect:" not in text:
             continue
         m = MARK.search(text)
-        if not m:
+        clauses = [CLAUSE.match(c.strip()) for c in m.group(1).split(";")] if m else [None]
+        if not all(clauses):
             errors.append(f"line {number}: unreadable mark")
             continue
-        options = dict(o.split("=", 1) for o in m.group(2).split())
-        unknown = set(options) - {"every", "per_step", "phase", "via"}
-        every = per_step = None
-        try:
-            every = int(options["every"]) if "every" in options else None
-            if options.get("per_step", "any") != "any":
-                per_step = float(options["per_step"])
-        except ValueError:
-            unknown.add("every/per_step value")
-        if every is not None and every < 2:
-            unknown.add("every<2")
-        if options.get("phase", "eval") != "eval" or options.get("via", "backward") != "backward":
-            unknown.add("phase/via value")
-        if unknown:
-            errors.append(f"line {number}: bad mark option(s) {sorted(unknown)}")
-            continue
-        if "per_step" not in options:
-            if every:
-                per_step = 1.0 / every
-            elif realistic or options:
-                per_step = 1.0
-        marks.append(Mark(m.group(1), number, every, per_step, options.get("phase"), options.get("via")))
+        for clause in clauses:
+            mark = parse_clause(clause, number, realistic, errors)
+            if mark:
+                marks.append(mark)
     return marks, env_runs, errors
+
+
+def parse_clause(m, number, realistic, errors):
+    """One `CATEGORY [option=value ...]` of a mark; several are separated by ';'."""
+    options = dict(o.split("=", 1) for o in m.group(2).split())
+    unknown = set(options) - {"every", "per_step", "phase", "via"}
+    every = per_step = None
+    try:
+        every = int(options["every"]) if "every" in options else None
+        if options.get("per_step", "any") != "any":
+            per_step = float(options["per_step"])
+    except ValueError:
+        unknown.add("every/per_step value")
+    if every is not None and every < 2:
+        unknown.add("every<2")
+    if options.get("phase", "eval") != "eval" or options.get("via", "backward") != "backward":
+        unknown.add("phase/via value")
+    if unknown:
+        errors.append(f"line {number}: bad mark option(s) {sorted(unknown)}")
+        return None
+    if "per_step" not in options:
+        if every:
+            per_step = 1.0 / every
+        elif realistic or options:
+            per_step = 1.0
+    return Mark(m.group(1), number, every, per_step, options.get("phase"), options.get("via"))
 
 
 def steady_steps(process):

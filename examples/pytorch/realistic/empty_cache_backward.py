@@ -23,6 +23,9 @@ One training step = one optimizer.step():
   cuMemSetAccess (expandable segments) on autograd's backward thread, which
   has no Python frames, while the main thread waits in loss.backward() ->
   allocator-churn attributed to that line, via=backward.
+- `optimizer.step()`: AdamW's foreach temporaries (16 MiB per weight) no
+  longer fit in what the backward left cached either: cudaMalloc / cuMem*
+  on the main thread -> allocator-churn at that line.
 How many calls each makes per step depends on the allocator's block sizes and
 rounding (and the mode), not on this program: the marks say per_step=any.
 """
@@ -93,7 +96,7 @@ def main():
         loss = F.cross_entropy(model(x), y)
         torch.cuda.empty_cache()  # expect: allocator-churn per_step=any
         loss.backward()  # expect: allocator-churn via=backward per_step=any
-        optimizer.step()
+        optimizer.step()  # expect: allocator-churn per_step=any
         if step % LOG_EVERY == 0:
             log.log(f"step {step}", loss=loss, reserved_mib=torch.cuda.memory_reserved() / 2**20)
     log.flush()

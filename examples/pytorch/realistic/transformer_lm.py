@@ -19,8 +19,9 @@ stream that lives on the GPU, forward, backward, clip, step. Around it:
   followed by a stream sync, once per storage. The state dict holds
   STATE_TENSORS = 2 embeddings + 6 blocks x 12 + final LayerNorm 2 + head 1 = 77
   storages (checked at start-up) -> 77 syncs every 20 steps: hidden-sync,
-  per_step 77/20 = 3.85 (every=20). The copies land in pageable host memory,
-  so syncscope may also report a pageable-copy at that line; it is not marked.
+  per_step 77/20 = 3.85 (every=20). The 77 copies land in pageable host
+  memory (UntypedStorage.cpu()), so the same line is also a pageable-copy,
+  per_step 3.85 (every=20).
 Nothing else syncs, copies from pageable memory or allocates in steady state:
 batches are cut on the GPU, and clip_grad_norm_ (error_if_nonfinite=False by
 default) keeps the norm on the GPU.
@@ -177,7 +178,7 @@ def main():
         if step % EVAL_EVERY == 0:
             print(f"step {step}: val loss {evaluate(model, val_data):.4f}")
         if step % CKPT_EVERY == 0:
-            torch.save(model.state_dict(), CKPT_PATH)  # expect: hidden-sync every=20 per_step=3.85
+            torch.save(model.state_dict(), CKPT_PATH)  # expect: hidden-sync every=20 per_step=3.85; pageable-copy every=20 per_step=3.85
     print(f"transformer_lm: done, checkpoint in {CKPT_PATH}")
 
 
