@@ -208,6 +208,13 @@ std::vector<FoldedLine> fold_frames(const std::vector<Frame>& frames, const Fold
   }
   std::vector<FrameKind> kinds;
   for (const Frame& f : frames) kinds.push_back(frame_kind(f));
+  // libc's static __libc_start_call_main has no dynamic symbol: an unnamed
+  // libc frame just inside a startup frame is startup too.
+  for (size_t i = frames.size(); i-- > 1;) {
+    const Frame& f = frames[i - 1];
+    bool unnamed_libc = (f.symbol.empty() || f.symbol == "??") && starts_with(f.module, "libc.so");
+    if (unnamed_libc && kinds[i] == FrameKind::kStartup) kinds[i - 1] = FrameKind::kStartup;
+  }
   int shown = 0;
   size_t i = 0;
   while (i < frames.size()) {

@@ -80,7 +80,9 @@ void render_thread(const ProcessReport& process, const ReportedFinding& r, const
   auto named = trace.thread_names.find(f.tid);
   std::string name = named != trace.thread_names.end() ? named->second : "";
   const bool waited = f.waiter_stack_id != 0 || f.waiter_tid != 0;
-  if (name.empty() && !waited) return;
+  // The main thread (tid == pid) carries the program's name: nothing to add.
+  const bool main_thread = f.tid == trace.header.pid;
+  if ((name.empty() || main_thread) && !waited) return;
   // "no Python" only says something in a process that has Python frames at all.
   const bool python_process = !trace.python_code.empty();
   std::string line = "on thread " + std::to_string(f.tid);

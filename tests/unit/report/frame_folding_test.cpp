@@ -143,6 +143,17 @@ TEST(FrameFolding, FullFramesShowsEveryFrameAsSymbolised) {
   EXPECT_NE(lines[2].text.find("WrapFunctionIntoFunctor_<c10::CompileTimeFunctionPointer<"), std::string::npos);
 }
 
+TEST(FrameFolding, UnnamedLibcFrameBeforeStartupIsStartup) {
+  Frame unnamed = frame("??", "libc.so.6");
+  std::vector<Frame> frames = {frame("read_loss_value()", "app"), frame("main", "app"), unnamed,
+                               frame("__libc_start_main", "libc.so.6"), frame("_start", "app")};
+  EXPECT_EQ(texts(fold_frames(frames, FoldOptions{})),
+            (std::vector<std::string>{"read_loss_value() (app)", "main (app)", "… 3 startup frames …"}));
+  // Elsewhere an unnamed libc frame is shown: it may be where the time went.
+  frames = {unnamed, frame("main", "app")};
+  EXPECT_EQ(texts(fold_frames(frames, FoldOptions{})).front(), "libc.so.6+0x1f");
+}
+
 TEST(FrameFolding, UnnamedFramesKeepTheirModuleOffset) {
   Frame f = frame("??", "libapp.so");
   f.offset = 0x30;
