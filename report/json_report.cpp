@@ -105,7 +105,7 @@ nlohmann::json phases_json(const ProcessReport& p) {
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < p.analysis.phases.size(); ++i) {
     const PhaseInfo& phase = p.analysis.phases[i];
-    const std::optional<UserFrame>& marker = p.phase_markers[i];
+    const UserFrame* marker = phase_marker(p, i);
     out.push_back({{"name", phase.name},
                    {"source", step_source_name(phase.source)},
                    {"steps", phase.steps},

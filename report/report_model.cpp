@@ -138,6 +138,11 @@ std::string ProcessReport::label() const {
   return rank.empty() ? pid : "rank " + rank + " (" + pid + ")";
 }
 
+const UserFrame* phase_marker(const ProcessReport& process, size_t index) {
+  if (index >= process.phase_markers.size() || !process.phase_markers[index]) return nullptr;
+  return &*process.phase_markers[index];
+}
+
 const PhaseInfo* finding_phase(const ProcessReport& process, const Finding& finding) {
   const std::vector<PhaseInfo>& phases = process.analysis.phases;
   if (finding.phase_index < 0 || static_cast<size_t>(finding.phase_index) >= phases.size()) return nullptr;

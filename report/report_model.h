@@ -84,6 +84,8 @@ struct Report {
 // `traces` must outlive the report.
 Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options);
 
+// The user frame of phase `index`'s step marker, nullptr when it has none.
+const UserFrame* phase_marker(const ProcessReport& process, size_t index);
 // The phase a finding belongs to (Finding::phase_index), nullptr when none.
 const PhaseInfo* finding_phase(const ProcessReport& process, const Finding& finding);
 

@@ -109,7 +109,7 @@ std::string phase_line(const ProcessReport& p, size_t index) {
   if (phase.source == StepSource::kTime || phase.steps == 0) return phase.name + ": no repeating steps";
   std::string how;
   if (phase.source == StepSource::kOptimizerStep) {
-    const std::optional<UserFrame>& marker = p.phase_markers[index];
+    const UserFrame* marker = phase_marker(p, index);
     how = "optimizer.step()";
     if (marker && marker->python) {
       if (!marker->source.empty()) how = marker->source;

@@ -234,6 +234,10 @@ TEST(Layout, PhasesInTheHeader) {
   EXPECT_NE(text.find("   eval: 12 steps (a repeating pattern of 40 calls), 8.10 ms each\n"), std::string::npos);
   EXPECT_NE(text.find("   host blocked 655.0 µs per train step\n"), std::string::npos);
   EXPECT_EQ(text.find("steps: "), std::string::npos);
+  // Markers not filled in (a report put together by hand): no marker named, nothing read out of range.
+  job.report.processes[0].phase_markers.clear();
+  EXPECT_NE(render(job.report).find("   train: 118 steps (optimizer.step()), 3.10 ms each"), std::string::npos);
+  EXPECT_TRUE(findings_json(job.report)["processes"][0]["phases"][0]["marker"].is_null());
   // Without phases (detectors that do not fill them): the one steps line.
   job.report.processes[0].analysis.phases.clear();
   job.report.processes[0].phase_markers.clear();
