@@ -106,7 +106,6 @@ void render_attach(const ProcessTrace& trace, std::ostream& out) {
 // "train: 118 steps (optimizer.step() at train.py:77), 31.2 ms each, 2 interrupted"
 std::string phase_line(const ProcessReport& p, size_t index) {
   const PhaseInfo& phase = p.analysis.phases[index];
-  if (phase.source == StepSource::kTime || phase.steps == 0) return phase.name + ": no repeating steps";
   std::string how;
   if (phase.source == StepSource::kOptimizerStep) {
     const UserFrame* marker = phase_marker(p, index);
@@ -130,12 +129,16 @@ void render_steps(const ProcessReport& p, std::ostream& out) {
   const ProcessTrace& trace = *p.trace;
   const Analysis& analysis = p.analysis;
   const std::string blocked = format_duration(static_cast<uint64_t>(analysis.blocked_ns_per_step));
-  if (!analysis.phases.empty()) {
-    for (size_t i = 0; i < analysis.phases.size(); ++i) out << "   " << phase_line(p, i) << "\n";
-    if (analysis.steps.detected) out << "   host blocked " << blocked << " per " << analysis.phases[0].name << " step\n";
-    return;
+  bool phases = false;
+  for (size_t i = 0; i < analysis.phases.size(); ++i) {
+    const PhaseInfo& phase = analysis.phases[i];
+    if (phase.source == StepSource::kTime || phase.steps == 0) continue;  // said by the warm-up line below
+    out << "   " << phase_line(p, i) << "\n";
+    phases = true;
   }
-  if (analysis.steps.detected) {
+  if (phases && analysis.steps.detected) {
+    out << "   host blocked " << blocked << " per " << analysis.phases[0].name << " step\n";
+  } else if (analysis.steps.detected) {
     out << "   steps: " << analysis.steps.steps << " steady steps of " << calls(analysis.steps.period_calls) << ", "
         << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked " << blocked
         << " per step\n";

@@ -81,6 +81,16 @@ TEST(Layout, PhasesInTheHeader) {
   job.report.processes[0].phase_markers.clear();
   EXPECT_NE(render(job.report).find("   train: 118 steps (optimizer.step()), 3.10 ms each"), std::string::npos);
   EXPECT_TRUE(findings_json(job.report)["processes"][0]["phases"][0]["marker"].is_null());
+  // A phase without steps (time-based warm-up only) is said by the warm-up line.
+  JobFixture no_steps;
+  ProcessReport& p = no_steps.report.processes[0];
+  p.analysis.phases = {PhaseInfo{"train", StepSource::kTime}};
+  p.analysis.steps = StepInfo{};
+  p.analysis.steps.steady_start_ns = 201000;
+  text = render(no_steps.report);
+  EXPECT_NE(text.find("   steps: no repeating launch pattern; the first 200.0 µs count as warm-up\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("train:"), std::string::npos) << text;
   // Without phases (detectors that do not fill them): the one steps line.
   job.report.processes[0].analysis.phases.clear();
   job.report.processes[0].phase_markers.clear();
