@@ -47,15 +47,34 @@ std::string finding_where(const ReportedFinding& finding) {
   return "unknown site";
 }
 
+std::string per_step_text(const Finding& f) {
+  if (f.per_step <= 0) return "";
+  char buffer[96];
+  if (f.every_n_steps > 1) {
+    std::snprintf(buffer, sizeof(buffer), "every %llu steps (%.2f per step)",
+                  static_cast<unsigned long long>(f.every_n_steps), f.per_step);
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%.2f per step", f.per_step);
+  }
+  return buffer;
+}
+
+std::string step_share_text(double share) {
+  if (share > 0 && share < 0.005) return "<1%";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.0f%%", 100.0 * share);
+  return buffer;
+}
+
 std::string finding_summary(const ReportedFinding& finding) {
   const Finding& f = finding.finding;
   std::string out = f.api_sequence + ": " + std::to_string(f.count) + (f.count == 1 ? " call" : " calls");
   if (f.per_step > 0) {
     char buffer[160];
-    std::snprintf(buffer, sizeof(buffer), ", %.2f per step, %s host blocked per step (%.0f%% of step time)",
-                  f.per_step, format_duration(static_cast<uint64_t>(f.blocked_ns_per_step)).c_str(),
-                  100.0 * f.step_share);
-    out += buffer;
+    std::snprintf(buffer, sizeof(buffer), ", %s host blocked per step (%s of step time)",
+                  format_duration(static_cast<uint64_t>(f.blocked_ns_per_step)).c_str(),
+                  step_share_text(f.step_share).c_str());
+    out += ", " + per_step_text(f) + buffer;
   } else {
     out += ", " + format_duration(f.host_blocked_ns) + " host blocked";
   }

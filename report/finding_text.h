@@ -22,6 +22,12 @@ bool category_fails(const Report& report, const ProcessReport& process, Category
 
 // "train.py:42 in step" / "read_loss_value (hidden_sync_loop)" / "unknown site".
 std::string finding_where(const ReportedFinding& finding);
+// How often per step: "1.00 per step", or for a site that recurs every N
+// steps "every 10 steps (0.10 per step)"; "" when steps are unknown.
+std::string per_step_text(const Finding& finding);
+// "host blocked per step (12% of step time)" figures: "12%", "<1%" for a
+// share too small to round to 1% (rather than a misleading "0%").
+std::string step_share_text(double share);
 // One line: "cudaMemcpyAsync(D2H)+cudaStreamSynchronize: 40 calls, 1.00 per
 // step, 52.0 µs host blocked per step (12% of step time)".
 std::string finding_summary(const ReportedFinding& finding);

@@ -12,33 +12,56 @@ nlohmann::json frame_json(const Frame& f) {
   return {{"module", f.module}, {"symbol", f.symbol}, {"offset", f.offset}};
 }
 
-nlohmann::json finding_json(const ProcessTrace& trace, const ReportedFinding& r, const ReportPolicy& policy) {
+nlohmann::json python_json(const std::vector<PythonSiteFrame>& frames) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PythonSiteFrame& frame : frames) {
+    out.push_back({{"file", frame.file}, {"line", frame.line}, {"function", frame.function}});
+  }
+  return out;
+}
+
+nlohmann::json user_frame_json(const UserFrame& u) {
+  return {{"file", u.file},
+          {"line", u.line ? nlohmann::json(u.line) : nlohmann::json(nullptr)},
+          {"function", u.function},
+          {"source", u.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(u.source)},
+          {"language", u.python ? "python" : "native"}};
+}
+
+std::string thread_name(const ProcessTrace& trace, uint32_t tid) {
+  auto thread = trace.thread_names.find(tid);
+  return thread != trace.thread_names.end() ? thread->second : "";
+}
+
+nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, const ReportPolicy& policy) {
+  const ProcessTrace& trace = *p.trace;
   const Finding& f = r.finding;
   const SiteFrames& site = r.site;
   nlohmann::json native = nlohmann::json::array();
   for (const Frame& frame : site.native) native.push_back(frame_json(frame));
-  nlohmann::json python = nlohmann::json::array();
-  for (const PythonSiteFrame& frame : site.python) {
-    python.push_back({{"file", frame.file}, {"line", frame.line}, {"function", frame.function}});
-  }
   nlohmann::json user = nullptr;
   if (site.has_user) {
-    const UserFrame& u = site.user;
-    user = {{"file", u.file},
-            {"line", u.line ? nlohmann::json(u.line) : nlohmann::json(nullptr)},
-            {"function", u.function},
-            {"source", u.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(u.source)},
-            {"language", u.python ? "python" : "native"}};
+    user = user_frame_json(site.user);
+    // "waiter": the line of the Python thread that waited for this event,
+    // which ran on a thread without Python.
+    user["attributed"] = site.user_from_waiter ? "waiter" : "site";
   }
+  nlohmann::json waiter = nullptr;
+  if (f.waiter_stack_id != 0 || f.waiter_tid != 0) {
+    waiter = {{"tid", f.waiter_tid}, {"name", thread_name(trace, f.waiter_tid)}, {"python", python_json(site.waiter_python)}};
+  }
+  const PhaseInfo* phase = finding_phase(p, f);
   nlohmann::json suppressed = nullptr;
   if (r.suppressed_by >= 0) {
     const SuppressionRule& rule = policy.suppressions[r.suppressed_by];
     suppressed = {{"rule", rule.text}, {"source", rule.source}};
   }
-  auto thread = trace.thread_names.find(f.tid);
   return {
       {"category", category_name(f.category)},
       {"phase", phase_name(f.phase)},
+      {"phase_name", phase ? nlohmann::json(phase->name) : nlohmann::json(nullptr)},
+      {"steps_with", f.steps_with},
+      {"every_n_steps", f.every_n_steps},
       {"api", f.api},
       {"api_sequence", f.api_sequence},
       {"cause", f.cause},
@@ -49,9 +72,10 @@ nlohmann::json finding_json(const ProcessTrace& trace, const ReportedFinding& r,
       {"step_share", f.step_share},
       {"bytes", f.bytes},
       {"severity", f.severity},
-      {"thread", {{"tid", f.tid}, {"name", thread != trace.thread_names.end() ? thread->second : ""}}},
-      {"site", {{"python", python}, {"native", native}}},
+      {"thread", {{"tid", f.tid}, {"name", thread_name(trace, f.tid)}}},
+      {"site", {{"python", python_json(site.python)}, {"native", native}}},
       {"user_frame", user},
+      {"waiter", waiter},
       {"fingerprint", r.fingerprint},
       {"suppressed", suppressed},
       {"in_baseline", r.known},
@@ -77,13 +101,29 @@ nlohmann::json verdicts_json(const ProcessReport& p) {
   return out;
 }
 
+nlohmann::json phases_json(const ProcessReport& p) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < p.analysis.phases.size(); ++i) {
+    const PhaseInfo& phase = p.analysis.phases[i];
+    const UserFrame* marker = phase_marker(p, i);
+    out.push_back({{"name", phase.name},
+                   {"source", step_source_name(phase.source)},
+                   {"steps", phase.steps},
+                   {"calls_per_step", phase.calls_per_step},
+                   {"step_time_us", phase.step_ns / 1e3},
+                   {"interrupted_steps", phase.interrupted_steps},
+                   {"marker", marker ? user_frame_json(*marker) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
 nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) {
   const ProcessTrace& trace = *p.trace;
   const Analysis& analysis = p.analysis;
   nlohmann::json api_counts = nlohmann::json::object();
   for (const ApiStats& a : p.summary.apis) api_counts[std::string(api_name(a.api))] = a.calls;
   nlohmann::json findings = nlohmann::json::array();
-  for (const ReportedFinding& f : p.findings) findings.push_back(finding_json(trace, f, policy));
+  for (const ReportedFinding& f : p.findings) findings.push_back(finding_json(p, f, policy));
   nlohmann::json out = {
       {"pid", trace.header.pid},
       {"ppid", trace.header.ppid},
@@ -102,6 +142,7 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
         {"calls_per_step", analysis.steps.period_calls},
         {"step_time_us", analysis.steps.step_ns / 1e3},
         {"steady_start_ns", analysis.steps.steady_start_ns}}},
+      {"phases", phases_json(p)},
       {"host_blocked_us_per_step", analysis.blocked_ns_per_step / 1e3},
       {"sync_calls_per_step", p.sync_events_per_step},
       {"api_counts", api_counts},

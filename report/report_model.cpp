@@ -30,7 +30,7 @@ ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symb
                                const ReportPolicy& policy) {
   ReportedFinding r;
   r.finding = f;
-  r.site = site_frames(trace, f.stack_id, symbolizer);
+  r.site = finding_site_frames(trace, f, symbolizer);
   if (r.site.has_user) {
     r.identity = make_identity(category_name(f.category), r.site.user.file, r.site.user.line, r.site.user.function,
                                r.site.user.source);
@@ -75,6 +75,14 @@ ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& opt
   if (steps > 0 && options.policy.gate.include_warmup && p.analysis.steps.step_ns > 0 && !trace.events.empty()) {
     double run_ns = static_cast<double>(trace.events.back().end_ns - trace.events.front().start_ns);
     steps = std::max<uint64_t>(steps, static_cast<uint64_t>(run_ns / p.analysis.steps.step_ns));
+  }
+  for (const PhaseInfo& phase : p.analysis.phases) {
+    std::optional<UserFrame> marker;
+    if (phase.marker_stack_id != 0) {
+      SiteFrames site = site_frames(trace, phase.marker_stack_id, *p.symbolizer);
+      if (site.has_user) marker = site.user;
+    }
+    p.phase_markers.push_back(std::move(marker));
   }
   p.verdicts = judge(options.policy.gate, tallies, steps);
   for (const CategoryVerdict& v : p.verdicts) p.gate_failed |= v.failed;
@@ -131,6 +139,17 @@ std::string ProcessReport::label() const {
   return rank.empty() ? pid : "rank " + rank + " (" + pid + ")";
 }
 
+const UserFrame* phase_marker(const ProcessReport& process, size_t index) {
+  if (index >= process.phase_markers.size() || !process.phase_markers[index]) return nullptr;
+  return &*process.phase_markers[index];
+}
+
+const PhaseInfo* finding_phase(const ProcessReport& process, const Finding& finding) {
+  const std::vector<PhaseInfo>& phases = process.analysis.phases;
+  if (finding.phase_index < 0 || static_cast<size_t>(finding.phase_index) >= phases.size()) return nullptr;
+  return &phases[finding.phase_index];
+}
+
 std::vector<std::string> site_match_strings(const SiteFrames& site) {
   std::vector<std::string> out;
   if (site.has_user) {
@@ -139,6 +158,11 @@ std::vector<std::string> site_match_strings(const SiteFrames& site) {
     out.push_back(site.user.function);
   }
   for (const PythonSiteFrame& f : site.python) {
+    out.push_back(f.file + ":" + std::to_string(f.line));
+    out.push_back(f.function);
+  }
+  // A rule naming the line that waited (train.py:57) matches what it waited for.
+  for (const PythonSiteFrame& f : site.waiter_python) {
     out.push_back(f.file + ":" + std::to_string(f.line));
     out.push_back(f.function);
   }

@@ -53,6 +53,9 @@ struct ProcessReport {
   std::vector<CategoryVerdict> verdicts;      // one per category
   bool gate_failed = false;
   double sync_events_per_step = 0;  // steady hidden-sync calls per step, suppressed ones excluded
+  // Per Analysis::phases: the user frame of the phase's step marker (the
+  // optimizer.step() line), absent when the phase has none.
+  std::vector<std::optional<UserFrame>> phase_markers;
 
   // "rank 1 (pid 4242)" or "pid 4242".
   std::string label() const;
@@ -92,6 +95,11 @@ struct Report {
 
 // `traces` must outlive the report.
 Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options);
+
+// The user frame of phase `index`'s step marker, nullptr when it has none.
+const UserFrame* phase_marker(const ProcessReport& process, size_t index);
+// The phase a finding belongs to (Finding::phase_index), nullptr when none.
+const PhaseInfo* finding_phase(const ProcessReport& process, const Finding& finding);
 
 // The strings a suppression pattern is matched against (policy/suppressions.h).
 std::vector<std::string> site_match_strings(const SiteFrames& site);

@@ -75,4 +75,20 @@ SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer&
   return out;
 }
 
+SiteFrames finding_site_frames(const ProcessTrace& trace, const Finding& finding, Symbolizer& symbolizer) {
+  SiteFrames out = site_frames(trace, finding.stack_id, symbolizer);
+  if (finding.waiter_stack_id == 0) return out;
+  SiteFrames waiter = site_frames(trace, finding.waiter_stack_id, symbolizer);
+  out.waiter_tid = finding.waiter_tid;
+  out.waiter_python = std::move(waiter.python);
+  // The event's own Python line, when it has one, is the better answer; a
+  // thread without Python can only point at the line that waited for it.
+  if (out.python.empty() && waiter.has_user && waiter.user.python) {
+    out.has_user = true;
+    out.user = std::move(waiter.user);
+    out.user_from_waiter = true;
+  }
+  return out;
+}
+
 }  // namespace syncscope

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "detectors/finding.h"
 #include "report/symbolizer.h"
 #include "trace/reader.h"
 
@@ -31,9 +32,19 @@ struct SiteFrames {
   int user_native_index = -1;           // index into native of the first own-code native frame
   bool has_user = false;
   UserFrame user;  // the innermost Python frame outside libraries, else the native one
+
+  // A finding made on a thread without Python (autograd's backward threads)
+  // while a Python thread waited for it (Finding::waiter_stack_id): the
+  // waiter's Python frames, and whether its line is the user frame.
+  uint32_t waiter_tid = 0;                     // 0: no waiter recorded
+  std::vector<PythonSiteFrame> waiter_python;  // innermost first
+  bool user_from_waiter = false;
 };
 
 SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer& symbolizer);
+// A finding's site: its own stack, and when that has no Python frames the
+// waiting thread's Python line stands in as the user frame.
+SiteFrames finding_site_frames(const ProcessTrace& trace, const Finding& finding, Symbolizer& symbolizer);
 // True for modules that are never "the user's code".
 bool is_library_module(const std::string& module);
 // True for Python files of PyTorch, the standard library or installed packages.

@@ -25,6 +25,12 @@ std::string absolute_source_path(const std::string& file, const std::string& cwd
   return out.empty() ? "/" : out;
 }
 
+std::string display_source_path(const std::string& file, const std::string& cwd) {
+  if (file.empty() || file[0] != '/' || cwd.empty()) return file;
+  std::string inside = path_inside(absolute_source_path(file, cwd), cwd);
+  return inside.empty() ? file : inside;
+}
+
 std::string path_inside(const std::string& path, const std::string& root) {
   if (root.empty()) return {};
   std::string prefix = root.back() == '/' ? root : root + "/";

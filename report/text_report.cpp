@@ -5,78 +5,21 @@
 #include <string>
 
 #include "policy/category_list.h"
+#include "report/frame_folding.h"
+#include "report/outside_summary.h"
+#include "report/source_paths.h"
+#include "report/text_finding.h"
+#include "report/text_layout.h"
 #include "report/units.h"
 #include "trace/api.h"
 
 namespace syncscope {
 namespace {
 
-std::string pad(const std::string& s, size_t width) {
-  // Width in characters, counting UTF-8 continuation bytes as nothing (µ).
-  size_t visible = 0;
-  for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
-  return visible >= width ? s : s + std::string(width - visible, ' ');
-}
-
-std::string lpad(const std::string& s, size_t width) {
-  size_t visible = 0;
-  for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
-  return visible >= width ? s : std::string(width - visible, ' ') + s;
-}
-
 std::string calls(uint64_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); }
 
 // Frames inside the preload itself are recording machinery, not the user's code.
 bool is_own_frame(const Frame& f) { return f.module == "libsyncscope.so"; }
-
-void render_finding(const ProcessTrace& trace, const ReportedFinding& reported, int rank,
-                    const TextReportOptions& options, std::ostream& out) {
-  const Finding& f = reported.finding;
-  const SiteFrames& site = reported.site;
-  std::string where = "unknown site";
-  if (site.has_user && site.user.python) {
-    where = site.user.file + ":" + std::to_string(site.user.line) + " in " + site.user.function;
-  } else if (site.has_user) {
-    where = site.user.function + " (" + site.native[site.user_native_index].module + ")";
-  }
-  // Colour only for a terminal (the caller decides): category red, site bold.
-  const char* red = options.color ? "\033[1;31m" : "";
-  const char* bold = options.color ? "\033[1m" : "";
-  const char* dim = options.color ? "\033[2m" : "";
-  const char* reset = options.color ? "\033[0m" : "";
-  out << "   #" << rank << " " << red << category_name(f.category) << reset << " at " << bold << where << reset
-      << (reported.known ? " [in baseline]" : "") << "\n";
-  if (!site.user.source.empty()) out << "      | " << site.user.source << "\n";
-  if (site.python.empty()) {
-    // Threads without Python (autograd engine, data loaders in C++) are named.
-    auto thread = trace.thread_names.find(f.tid);
-    if (thread != trace.thread_names.end() && !thread->second.empty()) {
-      out << "      " << dim << "thread " << f.tid << " (" << thread->second << ")" << reset << "\n";
-    }
-  }
-  out << "      " << f.api_sequence << ": " << calls(f.count);
-  if (f.per_step > 0) {
-    char buffer[160];
-    std::snprintf(buffer, sizeof(buffer), ", %.2f per step, %s host blocked per step (%.0f%% of step time)",
-                  f.per_step, format_duration(static_cast<uint64_t>(f.blocked_ns_per_step)).c_str(),
-                  100.0 * f.step_share);
-    out << buffer;
-  }
-  out << ", " << format_duration(f.host_blocked_ns) << " host blocked in all";
-  if (f.bytes > 0) out << ", " << format_bytes(f.bytes);
-  out << "\n";
-  for (size_t i = 0; i < site.python.size() && static_cast<int>(i) < 4; ++i) {
-    const PythonSiteFrame& p = site.python[i];
-    out << "        py " << p.file << ":" << p.line << " " << p.function << "\n";
-  }
-  int shown = 0;
-  const int native_frames = site.python.empty() ? options.max_frames : 4;
-  for (size_t i = 0; i < site.native.size() && shown < native_frames; ++i, ++shown) {
-    bool user = !site.user.python && static_cast<int>(i) == site.user_native_index;
-    out << "        " << (user ? "> " : "  ") << site.native[i].to_string() << "\n";
-  }
-  if (!f.hint.empty()) out << "      " << bold << "hint:" << reset << " " << f.hint << "\n";
-}
 
 void render_findings(const ProcessReport& p, const Report& report, const TextReportOptions& options,
                      std::ostream& out) {
@@ -95,19 +38,16 @@ void render_findings(const ProcessReport& p, const Report& report, const TextRep
   for (const ReportedFinding& f : p.findings) {
     if (f.finding.phase != Phase::kSteady || f.suppressed_by >= 0) continue;
     if (rank == options.max_findings) break;
-    render_finding(*p.trace, f, ++rank, options, out);
+    if (rank > 0) out << "\n";  // a blank line between findings: each is its own block
+    render_finding_block(p, f, ++rank, options, out);
+  }
+  if (steady > rank) {
+    out << "   … " << steady - rank << " more steady " << (steady - rank == 1 ? "finding" : "findings")
+        << " (--format json lists every finding)\n";
   }
   if (other > 0) {
-    out << "\n   outside steady state (warm-up, teardown; lower severity): ";
-    bool first = true;
-    for (const ReportedFinding& r : p.findings) {
-      const Finding& f = r.finding;
-      if (f.phase == Phase::kSteady || r.suppressed_by >= 0) continue;
-      out << (first ? "" : ", ") << phase_name(f.phase) << " " << category_name(f.category) << " " << f.api << " x"
-          << f.count;
-      first = false;
-    }
-    out << "\n";
+    out << "\n   outside steady state (warm-up, teardown; lower severity):\n";
+    render_outside_table(summarize_outside_steady(p), options.details ? -1 : options.outside_rows, out);
   }
   if (!suppressed.empty()) {
     out << "   suppressed:";
@@ -163,47 +103,52 @@ void render_attach(const ProcessTrace& trace, std::ostream& out) {
   }
 }
 
-void render_process(const ProcessReport& p, const Report& report, const TextReportOptions& options,
-                    std::ostream& out) {
-  const ProcessTrace& trace = *p.trace;
-  const ApiSummary& summary = p.summary;
-  std::string command = trace.info("argv");
-  if (command.empty()) command = trace.info("exe");
-  out << "== process " << trace.header.pid << ": " << command << "\n";
-  if (trace.info("cuda_runtime") == "fake (simulated GPU)") {
-    out << "   GPU: SIMULATED (fake CUDA runtime; no real GPU was used, timings are not real)\n";
-  }
-  for (const char* key : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
-    std::string value = trace.info(key);
-    if (!value.empty()) out << "   " << key << "=" << value << "\n";
-  }
-  render_attach(trace, out);
-  out << "   " << summary.events << " CUDA calls (" << summary.launches << " launches) over "
-      << format_duration(summary.wall_ns) << ", " << format_duration(summary.host_ns_in_cuda)
-      << " of host time inside them\n";
-  if (summary.events_dropped > 0) {
-    out << "   dropped events: " << summary.events_dropped
-        << " (ring full; raise SYNCSCOPE_RING_EVENTS or lower SYNCSCOPE_FLUSH_MS)\n";
-  }
-  if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
-  if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
-  if (trace.events.empty()) {  // every call was dropped: nothing more to say
-    out << "\n";
-    return;
-  }
-  const Analysis& analysis = p.analysis;
-  if (analysis.steps.detected) {
-    out << "   steps: " << analysis.steps.steps << " steady steps of " << calls(analysis.steps.period_calls)
-        << ", " << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked "
-        << format_duration(static_cast<uint64_t>(analysis.blocked_ns_per_step)) << " per step\n";
+// "train: 118 steps (optimizer.step() at train.py:77), 31.2 ms each, 2 interrupted"
+std::string phase_line(const ProcessReport& p, size_t index) {
+  const PhaseInfo& phase = p.analysis.phases[index];
+  std::string how;
+  if (phase.source == StepSource::kOptimizerStep) {
+    const UserFrame* marker = phase_marker(p, index);
+    how = "optimizer.step()";
+    if (marker && marker->python) {
+      if (!marker->source.empty()) how = marker->source;
+      how += " at " + display_source_path(marker->file, p.trace->info("cwd")) + ":" + std::to_string(marker->line);
+    }
   } else {
-    out << "   steps: no repeating launch pattern; the first " << format_duration(analysis.steps.steady_start_ns -
-                                                                                  trace.events.front().start_ns)
-        << " count as warm-up\n";
+    how = "a repeating pattern of " + calls(phase.calls_per_step);
   }
-  out << "\n";
-  render_findings(p, report, options, out);
+  std::string line = phase.name + ": " + std::to_string(phase.steps) + (phase.steps == 1 ? " step (" : " steps (") +
+                     how + "), " + format_duration(static_cast<uint64_t>(phase.step_ns)) + " each";
+  if (phase.interrupted_steps > 0) line += ", " + std::to_string(phase.interrupted_steps) + " interrupted";
+  return line;
+}
 
+// The paragraph over the findings: the phases and their steps (or the
+// steps of the one repeating pattern), and the host time blocked per step.
+void render_steps(const ProcessReport& p, std::ostream& out) {
+  const ProcessTrace& trace = *p.trace;
+  const Analysis& analysis = p.analysis;
+  const std::string blocked = format_duration(static_cast<uint64_t>(analysis.blocked_ns_per_step));
+  bool phases = false;
+  for (size_t i = 0; i < analysis.phases.size(); ++i) {
+    const PhaseInfo& phase = analysis.phases[i];
+    if (phase.source == StepSource::kTime || phase.steps == 0) continue;  // said by the warm-up line below
+    out << "   " << phase_line(p, i) << "\n";
+    phases = true;
+  }
+  if (phases && analysis.steps.detected) {
+    out << "   host blocked " << blocked << " per " << analysis.phases[0].name << " step\n";
+  } else if (analysis.steps.detected) {
+    out << "   steps: " << analysis.steps.steps << " steady steps of " << calls(analysis.steps.period_calls) << ", "
+        << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked " << blocked
+        << " per step\n";
+  } else {
+    out << "   steps: no repeating launch pattern; the first "
+        << format_duration(analysis.steps.steady_start_ns - trace.events.front().start_ns) << " count as warm-up\n";
+  }
+}
+
+void render_api_table(const ApiSummary& summary, std::ostream& out) {
   out << "   " << pad("API", 30) << lpad("calls", 9) << lpad("total", 12) << lpad("max", 12) << lpad("bytes", 12)
       << "  notes\n";
   for (const ApiStats& a : summary.apis) {
@@ -220,30 +165,72 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
         << lpad(format_duration(a.total_ns), 12) << lpad(format_duration(a.max_ns), 12)
         << lpad(a.bytes ? format_bytes(a.bytes) : "-", 12) << "  " << notes << "\n";
   }
+}
 
-  if (!summary.stacks.empty() && options.top_stacks > 0) {
-    out << "\n   top call sites by host time:\n";
-    Symbolizer& symbolizer = *p.symbolizer;
-    int shown = 0;
-    for (const StackStats& s : summary.stacks) {
-      if (shown++ == options.top_stacks) break;
-      std::string apis;
-      for (uint16_t api : s.apis) apis += std::string(apis.empty() ? "" : "+") + std::string(api_name(api));
-      out << "   #" << shown << " " << apis << ": " << calls(s.calls) << ", " << format_duration(s.total_ns) << "\n";
-      auto it = trace.stacks.find(s.stack_id);
-      if (it == trace.stacks.end()) {
-        out << "        (stack not in trace)\n";
-        continue;
-      }
-      int frames = 0;
-      for (size_t i = 0; i < it->second.size() && frames < options.max_frames; ++i) {
-        Frame f = symbolizer.symbolize(it->second[i], i == 0);
-        if (is_own_frame(f)) continue;
-        out << "        " << f.to_string() << "\n";
-        ++frames;
-      }
+void render_top_stacks(const ProcessReport& p, const TextReportOptions& options, std::ostream& out) {
+  const ProcessTrace& trace = *p.trace;
+  if (p.summary.stacks.empty() || options.top_stacks <= 0) return;
+  out << "\n   top call sites by host time:\n";
+  Symbolizer& symbolizer = *p.symbolizer;
+  int shown = 0;
+  for (const StackStats& s : p.summary.stacks) {
+    if (shown++ == options.top_stacks) break;
+    std::string apis;
+    for (uint16_t api : s.apis) apis += std::string(apis.empty() ? "" : "+") + std::string(api_name(api));
+    out << "   #" << shown << " " << apis << ": " << calls(s.calls) << ", " << format_duration(s.total_ns) << "\n";
+    auto it = trace.stacks.find(s.stack_id);
+    if (it == trace.stacks.end()) {
+      out << "        (stack not in trace)\n";
+      continue;
+    }
+    std::vector<Frame> frames;
+    for (size_t i = 0; i < it->second.size(); ++i) {
+      Frame f = symbolizer.symbolize(it->second[i], i == 0);
+      if (!is_own_frame(f)) frames.push_back(std::move(f));
+    }
+    for (const FoldedLine& line : fold_frames(frames, {options.full_frames, options.max_frames})) {
+      out << "        " << line.text << "\n";
     }
   }
+}
+
+void render_process(const ProcessReport& p, const Report& report, const TextReportOptions& options,
+                    std::ostream& out) {
+  const ProcessTrace& trace = *p.trace;
+  const ApiSummary& summary = p.summary;
+  std::string command = trace.info("argv");
+  if (command.empty()) command = trace.info("exe");
+  out << "== process " << trace.header.pid << ": " << command << "\n";
+  if (trace.info("cuda_runtime") == "fake (simulated GPU)") {
+    out << "   GPU: SIMULATED (fake CUDA runtime; no real GPU was used, timings are not real)\n";
+  }
+  std::string ranks;
+  for (const char* key : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
+    std::string value = trace.info(key);
+    if (!value.empty()) ranks += std::string(ranks.empty() ? "" : " ") + key + "=" + value;
+  }
+  if (!ranks.empty()) out << "   " << ranks << "\n";
+  render_attach(trace, out);
+  out << "   " << summary.events << " CUDA calls (" << summary.launches << " launches) over "
+      << format_duration(summary.wall_ns) << ", " << format_duration(summary.host_ns_in_cuda)
+      << " of host time inside them\n";
+  if (summary.events_dropped > 0) {
+    out << "   dropped events: " << summary.events_dropped
+        << " (ring full; raise SYNCSCOPE_RING_EVENTS or lower SYNCSCOPE_FLUSH_MS)\n";
+  }
+  if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
+  if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
+  if (trace.events.empty()) {  // every call was dropped: nothing more to say
+    out << "\n";
+    return;
+  }
+  render_steps(p, out);
+  out << "\n";
+  render_findings(p, report, options, out);
+  // What a person changes is in the findings; the raw tables are for digging.
+  if (!options.details) return;
+  render_api_table(summary, out);
+  render_top_stacks(p, options, out);
   out << "\n";
 }
 
@@ -342,6 +329,9 @@ void render_text_report(const Report& report, const TextReportOptions& options, 
         << "\n";
   }
   render_policy_summary(report, options, out);
+  if (!options.details && !report.processes.empty()) {
+    out << "(--details adds the API table and top call sites; --full-frames every frame unelided)\n";
+  }
 }
 
 }  // namespace syncscope

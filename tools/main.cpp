@@ -28,7 +28,11 @@ struct ReportArgs {
 };
 
 void add_report_options(CLI::App* app, syncscope::ReportSettings* settings, ReportArgs* args) {
-  app->add_option("--top", settings->display.top_stacks, "Call sites listed per process (default 5)");
+  app->add_flag("--details", settings->display.details,
+                "Also print per process the table of CUDA APIs and the call sites that cost the most host time");
+  app->add_option("--top", settings->display.top_stacks, "Call sites listed per process with --details (default 5)");
+  app->add_flag("--full-frames", settings->display.full_frames,
+                "Print every frame of a finding as symbolised: no elided templates, no folded dispatcher frames");
   app->add_option("--format", args->formats,
                   "Report format F or F=FILE, F one of text (default), json, sarif, junit, github; repeatable");
   app->add_option("--warmup", settings->analysis.steps.warmup_seconds,

@@ -14,14 +14,16 @@ void render_traces(const std::vector<ProcessTrace>& traces, const TextReportOpti
   render_text_report(report, options, out);
 }
 
-std::string render(const std::vector<ProcessTrace>& traces) {
+std::string render(const std::vector<ProcessTrace>& traces, bool details = false) {
   std::ostringstream out;
-  render_traces(traces, TextReportOptions{}, out);
+  TextReportOptions options;
+  options.details = details;
+  render_traces(traces, options, out);
   return out.str();
 }
 
 TEST(TextReport, ProcessHeaderTableAndStacks) {
-  std::string text = render({sample_trace()});
+  std::string text = render({sample_trace()}, true);
   EXPECT_NE(text.find("== process 321: ./train --steps 2"), std::string::npos) << text;
   EXPECT_NE(text.find("6 CUDA calls (3 launches)"), std::string::npos) << text;
   // Table rows ranked by host time, with units.
@@ -75,7 +77,7 @@ TEST(TextReport, ProcessWhoseEveryCallWasDroppedIsShown) {
   EXPECT_EQ(text.find("without CUDA calls"), std::string::npos) << text;
 }
 
-// The top stacks: symbolised frames, the recorder's own frames left out, at most max_frames.
+// The top stacks (--details): symbolised frames, the recorder's own frames left out, at most max_frames.
 TEST(TextReport, StackFramesSkipTheRecorderAndAreCapped) {
   ProcessTrace t = sample_trace();
   t.modules = {{0x1000, 0x2000, 0x1000, "/opt/syncscope/lib/libsyncscope.so"},
@@ -86,6 +88,7 @@ TEST(TextReport, StackFramesSkipTheRecorderAndAreCapped) {
   TextReportOptions options;
   options.max_frames = 3;
   options.top_stacks = 1;
+  options.details = true;
   render_traces({t}, options, out);
   std::string text = out.str();
   size_t top = text.find("top call sites by host time:");
@@ -96,6 +99,7 @@ TEST(TextReport, StackFramesSkipTheRecorderAndAreCapped) {
   EXPECT_NE(sites.find("        libapp.so+0x0\n        libapp.so+0x10\n        libapp.so+0x20\n"), std::string::npos)
       << sites;
   EXPECT_EQ(sites.find("libapp.so+0x30"), std::string::npos) << sites;
+  EXPECT_NE(sites.find("        … 17 more (--full-frames)\n"), std::string::npos) << sites;
   EXPECT_EQ(sites.find("#2 "), std::string::npos) << sites;  // --top 1
 }
 
@@ -121,7 +125,8 @@ TEST(TextReport, ColourOnlyWhenAsked) {
   render_traces({t}, options, coloured);
   EXPECT_EQ(plain.str().find("\033["), std::string::npos);
   EXPECT_NE(coloured.str().find("\033[1;31mhidden-sync\033[0m"), std::string::npos) << coloured.str();
-  EXPECT_NE(plain.str().find("thread 0 (pt_autograd_0)"), std::string::npos) << plain.str();
+  // A thread without Python frames is named; "no Python" only where the process has Python.
+  EXPECT_NE(plain.str().find("      on thread 0 (pt_autograd_0)\n"), std::string::npos) << plain.str();
 }
 
 }  // namespace

@@ -1,0 +1,156 @@
+#include "report/text_finding.h"
+
+#include <cstdio>
+
+#include "report/finding_text.h"
+#include "report/frame_folding.h"
+#include "report/source_paths.h"
+#include "report/text_layout.h"
+#include "report/units.h"
+
+namespace syncscope {
+namespace {
+
+constexpr const char* kIndent = "      ";  // under "   #1 "
+
+// "train.py:42" for a Python user frame, "read_loss_value(…) (app)" for a
+// native one, "unknown site" without either.
+std::string user_location(const SiteFrames& site, const std::string& cwd) {
+  if (site.has_user && site.user.python) {
+    return display_source_path(site.user.file, cwd) + ":" + std::to_string(site.user.line);
+  }
+  if (site.has_user && site.user_native_index >= 0) {
+    return elide_symbol(site.user.function) + " (" + site.native[site.user_native_index].module + ")";
+  }
+  return "unknown site";
+}
+
+// What the user line does: its text, else the function it is in.
+std::string user_text(const SiteFrames& site) {
+  if (!site.has_user || !site.user.python) return "";
+  return site.user.source.empty() ? "in " + site.user.function : site.user.source;
+}
+
+void render_header(const ProcessReport& process, const ReportedFinding& r, int rank, const TextReportOptions& options,
+                   std::ostream& out) {
+  const char* red = options.color ? "\033[1;31m" : "";
+  const char* bold = options.color ? "\033[1m" : "";
+  const char* reset = options.color ? "\033[0m" : "";
+  const std::string number = "   #" + std::to_string(rank) + " ";
+  const std::string category = category_name(r.finding.category);
+  const std::string location = user_location(r.site, process.trace->info("cwd"));
+  // The phase, when the program has more than one (train, eval).
+  const PhaseInfo* phase = finding_phase(process, r.finding);
+  std::string tag = phase && process.analysis.phases.size() > 1 ? "  [" + phase->name + "]" : "";
+  if (r.known) tag += "  [in baseline]";
+  std::string text = user_text(r.site);
+  size_t used = text_columns(number + category + "  " + location + "  " + tag);
+  if (!text.empty()) text = "  " + truncate_columns(text, used < kScreenColumns ? kScreenColumns - used : 8);
+  out << number << red << category << reset << "  " << bold << location << reset << text << tag << "\n";
+}
+
+void render_figures(const ProcessReport& process, const Finding& f, std::ostream& out) {
+  const PhaseInfo* phase = finding_phase(process, f);
+  std::string first = std::to_string(f.count) + (f.count == 1 ? " call" : " calls");
+  std::string second = f.api_sequence;
+  if (f.per_step > 0) {
+    first += ", " + per_step_text(f) + ", " + format_duration(static_cast<uint64_t>(f.blocked_ns_per_step)) +
+             " host blocked per step (" + step_share_text(f.step_share) + " of step time)";
+    second += "; " + format_duration(f.host_blocked_ns) + " host blocked in all";
+  } else {
+    first += ", " + format_duration(f.host_blocked_ns) + " host blocked";
+  }
+  // A site that is not in every step says in how many it was (a periodic
+  // one already says every how many).
+  if (phase && f.steps_with > 0 && f.steps_with < phase->steps && f.every_n_steps <= 1) {
+    second += ", in " + std::to_string(f.steps_with) + " of " + std::to_string(phase->steps) + " steps";
+  }
+  if (f.bytes > 0) second += ", " + format_bytes(f.bytes);
+  out << kIndent << first << "\n" << kIndent << second << "\n";
+}
+
+// The thread, when its stack has no Python to say where it was: a named
+// thread (autograd's pt_autograd_0), and the Python line that waited for it.
+void render_thread(const ProcessReport& process, const ReportedFinding& r, const TextReportOptions& options,
+                   std::ostream& out) {
+  const ProcessTrace& trace = *process.trace;
+  const Finding& f = r.finding;
+  const SiteFrames& site = r.site;
+  if (!site.python.empty()) return;
+  auto named = trace.thread_names.find(f.tid);
+  std::string name = named != trace.thread_names.end() ? named->second : "";
+  const bool waited = f.waiter_stack_id != 0 || f.waiter_tid != 0;
+  // The main thread (tid == pid) carries the program's name: nothing to add.
+  const bool main_thread = f.tid == trace.header.pid;
+  if ((name.empty() || main_thread) && !waited) return;
+  // "no Python" only says something in a process that has Python frames at all.
+  const bool python_process = !trace.python_code.empty();
+  std::string line = "on thread " + std::to_string(f.tid);
+  if (!name.empty()) line += " (" + name + ")" + (python_process ? ", no Python" : "");
+  else if (python_process) line += " (no Python)";
+  if (site.user_from_waiter) {
+    line += "; waited for at " + user_location(site, trace.info("cwd")) + " " + user_text(site);
+  } else if (waited && f.waiter_tid != 0) {
+    line += "; waited for by thread " + std::to_string(f.waiter_tid);
+  }
+  const char* dim = options.color ? "\033[2m" : "";
+  const char* reset = options.color ? "\033[0m" : "";
+  out << kIndent << dim << line << reset << "\n";
+}
+
+// Python frames from the innermost one of the user's (what is inside it is
+// PyTorch's), a few of them; every one with --full-frames.
+void render_python(const ProcessReport& process, const SiteFrames& site, const TextReportOptions& options,
+                   std::ostream& out) {
+  const std::vector<PythonSiteFrame>& frames = site.python.empty() ? site.waiter_python : site.python;
+  size_t first = 0;
+  if (!options.full_frames) {
+    while (first < frames.size() && is_library_python_file(frames[first].file)) ++first;
+    if (first == frames.size()) first = 0;
+  }
+  const std::string cwd = process.trace->info("cwd");
+  for (size_t i = first, shown = 0; i < frames.size(); ++i, ++shown) {
+    if (!options.full_frames && shown == static_cast<size_t>(options.python_frames)) break;
+    const PythonSiteFrame& p = frames[i];
+    out << kIndent << "py " << display_source_path(p.file, cwd) << ":" << p.line << " " << p.function << "\n";
+  }
+}
+
+void render_native(const SiteFrames& site, const TextReportOptions& options, std::ostream& out) {
+  FoldOptions fold{options.full_frames, options.finding_frames};
+  const size_t width = kScreenColumns - text_columns(kIndent) - 3;
+  for (const FoldedLine& line : fold_frames(site.native, fold)) {
+    bool user = !site.user.python && line.frame >= 0 && line.frame == site.user_native_index;
+    // Folded frames stay on the screen; --full-frames shows them whole.
+    out << kIndent << (user ? " > " : "   ") << (options.full_frames ? line.text : truncate_columns(line.text, width))
+        << "\n";
+  }
+}
+
+void render_hint(const std::string& hint, const TextReportOptions& options, std::ostream& out) {
+  if (hint.empty()) return;
+  const char* bold = options.color ? "\033[1m" : "";
+  const char* reset = options.color ? "\033[0m" : "";
+  const std::string label = "hint: ";
+  const std::string indent = std::string(kIndent) + std::string(label.size(), ' ');
+  bool first = true;
+  for (const std::string& line : wrap_words(hint, kScreenColumns - indent.size())) {
+    if (first) out << kIndent << bold << "hint:" << reset << " " << line << "\n";
+    else out << indent << line << "\n";
+    first = false;
+  }
+}
+
+}  // namespace
+
+void render_finding_block(const ProcessReport& process, const ReportedFinding& r, int rank,
+                          const TextReportOptions& options, std::ostream& out) {
+  render_header(process, r, rank, options, out);
+  render_figures(process, r.finding, out);
+  render_thread(process, r, options, out);
+  render_python(process, r.site, options, out);
+  render_native(r.site, options, out);
+  render_hint(r.finding.hint, options, out);
+}
+
+}  // namespace syncscope
