@@ -96,7 +96,7 @@ bool steps_from_markers(const std::vector<Event>& events, const StepOptions& opt
       markers = &list;
     }
   }
-  const size_t warmup = static_cast<size_t>(std::max(0, options.warmup_steps));
+  const size_t warmup = static_cast<size_t>(options.warmup_steps >= 0 ? options.warmup_steps : 2);
   if (markers == nullptr || markers->size() < warmup + 2 || markers->size() < 3) return false;
   const Event& first = events[markers->front()];
   *main_tid = first.tid;
@@ -296,7 +296,8 @@ Segmentation segment_run(const std::vector<Event>& events, const StepOptions& op
     PeriodSearch found = find_repeats(main_seq.tokens);
     if (found.period != 0) {
       main.info.name = "loop";
-      steps_from_runs(events, main_seq, found, nullptr, static_cast<size_t>(std::max(0, options.warmup_steps)), &main);
+      steps_from_runs(events, main_seq, found, nullptr,
+                      static_cast<size_t>(options.warmup_steps >= 0 ? options.warmup_steps : 1), &main);
       have_main = main.steps.size() >= 2;
       if (have_main) {
         finish_phase(main);

@@ -5,7 +5,9 @@
 //  1. Optimizer steps. Under `syncscope run`, each torch.optim
 //     optimizer.step() leaves a marker event (preload/python/sitecustomize.py).
 //     The training loop's steps are the intervals between markers of the most
-//     frequent marker site; the first `warmup_steps` are warm-up. This holds
+//     frequent marker site; the first `warmup_steps` (default 2: PyTorch's
+//     caching allocator settles once the optimizer's state exists) are
+//     warm-up. This holds
 //     whatever the model looks like: identical layers, gradient accumulation
 //     (k backward passes, one step), torch.compile, variable-length batches.
 //  2. Otherwise the repeating pattern of calls on the thread that made the

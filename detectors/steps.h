@@ -12,7 +12,10 @@ namespace syncscope {
 
 struct StepOptions {
   double warmup_seconds = -1;  // time-based warm-up when no period is found; <0: 10% of the run
-  int warmup_steps = 1;        // periods counted as warm-up once steps are detected
+  // Steps counted as warm-up once steps are detected; <0: automatic, 2 for
+  // optimizer steps (PyTorch's caching allocator settles in the second step,
+  // once the optimizer's state exists) and 1 for a repeating pattern.
+  int warmup_steps = -1;
 };
 
 struct StepInfo {

@@ -38,7 +38,7 @@ void add_report_options(CLI::App* app, syncscope::ReportSettings* settings, Repo
   app->add_option("--warmup", settings->analysis.steps.warmup_seconds,
                   "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
   app->add_option("--warmup-steps", settings->analysis.steps.warmup_steps,
-                  "Steps counted as warm-up once the step pattern is found (default 1)")
+                  "Steps counted as warm-up once steps are found (default 2 for optimizer steps, 1 for a repeating pattern)")
       ->check(CLI::Range(0, 1000000));
   syncscope::add_policy_options(app, &args->policy);
 }

@@ -61,7 +61,7 @@ TEST(ProgramStructure, OptimizerStepsAreTheSteps) {
   ASSERT_FALSE(a.phases.empty());
   EXPECT_EQ(a.phases[0].source, StepSource::kOptimizerStep);
   EXPECT_EQ(a.phases[0].name, "train");
-  EXPECT_EQ(a.phases[0].steps, 29u);  // the first is warm-up
+  EXPECT_EQ(a.phases[0].steps, 28u);  // the first two are warm-up
   const Finding* read_back = steady_at(a, t, 26);
   ASSERT_NE(read_back, nullptr);
   EXPECT_DOUBLE_EQ(read_back->per_step, 1.0);  // exactly one per optimizer step, whatever the micro-batches
