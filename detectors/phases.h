@@ -11,10 +11,11 @@ namespace syncscope {
 // How a phase's steps were found, most trusted first.
 enum class StepSource {
   kOptimizerStep,  // one step per torch.optim optimizer.step() (a marker event)
+  kBackward,       // one step per backward pass: bursts of autograd's own thread
   kPattern,        // the repeating pattern of calls on the phase's main thread
   kTime,           // no steps: a time-based warm-up only
 };
-const char* step_source_name(StepSource s);  // "optimizer-step", "pattern", "time"
+const char* step_source_name(StepSource s);  // "optimizer-step", "backward", "pattern", "time"
 
 struct PhaseInfo {
   std::string name;                  // "train", "eval", "eval-2", ...

@@ -144,8 +144,21 @@ void steps_from_runs(const std::vector<Event>& events, const ThreadTokens& seq, 
   // (a checkpoint between an eval pass and the next train step) end a piece.
   const size_t max_gap = region_of != nullptr ? std::max<size_t>(3, p / 10) : n;
   size_t skipped = 0;
-  auto add_piece = [&](size_t b, size_t e) {
+  auto emit = [&](size_t b, size_t e) {
     if (e <= b || e - b < min_piece) return;
+    if (region_of != nullptr) {
+      // A pass runs kernels: a loop of copies (torch.save's tensor by
+      // tensor read-back) belongs to the step it happens in.
+      std::unordered_map<uint32_t, int> kernels;
+      size_t launches = 0;
+      for (size_t k = b; k < b + p; ++k) {
+        const Event& ev = events[seq.event_index[k]];
+        if (api_family(ev.api) != ApiFamily::kLaunch) continue;
+        ++launches;
+        ++kernels[seq.tokens[k]];
+      }
+      if (2 * launches < p || kernels.size() < 2) return;
+    }
     for (size_t k = b; k + p <= e; k += p) {
       uint64_t start = events[seq.event_index[k]].start_ns;
       uint64_t end = k + p < e ? events[seq.event_index[k + p]].start_ns : events[seq.event_index[k + p - 1]].end_ns + 1;
@@ -156,6 +169,21 @@ void steps_from_runs(const std::vector<Event>& events, const ThreadTokens& seq, 
       out->steps.add(start, end);
     }
     out->spans.emplace_back(events[seq.event_index[b]].start_ns, events[seq.event_index[e - 1]].end_ns + 1);
+  };
+  // Every step must look like the piece's first: a uniform loop (the same
+  // copy and sync again and again) repeats at any period and would otherwise
+  // join the pass it follows; an eval pass of identical layers half-matches
+  // a training step's period.
+  auto add_piece = [&](size_t b, size_t e) {
+    size_t piece = b;
+    for (size_t k = b + p; k + p <= e; k += p) {
+      size_t same = 0;
+      for (size_t j = 0; j < p; ++j) same += seq.tokens[k + j] == seq.tokens[piece + j];
+      if (2 * same >= p) continue;
+      emit(piece, k);
+      piece = k;
+    }
+    emit(piece, e);
   };
   for (const RepeatRun& run : found.runs) {
     size_t piece_begin = run.begin;
@@ -197,28 +225,29 @@ ThreadTokens tokens_of_thread(const std::vector<Event>& events, uint32_t tid, To
   return seq;
 }
 
-// Further phases: repeats among the main thread's calls in `regions` (time
-// stretches outside the main phase's ordinary steps), up to two of them.
-std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const ThreadTokens& main_seq,
-                                   const std::vector<std::pair<uint64_t, uint64_t>>& regions,
+// The main thread's calls searched for further phases: positions in the
+// main sequence, each with the stretch (region) it came from.
+struct Picked {
+  std::vector<size_t> positions;
+  std::vector<uint32_t> region_of;
+  uint32_t regions = 0;
+};
+
+// Further phases: repeats among the picked calls (what lies outside the main
+// phase's ordinary steps), up to two of them.
+std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const ThreadTokens& main_seq, const Picked& picked,
                                    const std::string& prefix) {
   std::vector<PhaseSteps> found_phases;
   ThreadTokens seq;
-  std::vector<uint32_t> region_of;
-  size_t r = 0;
-  for (size_t k = 0; k < main_seq.tokens.size(); ++k) {
-    uint64_t t = events[main_seq.event_index[k]].start_ns;
-    while (r < regions.size() && regions[r].second <= t) ++r;
-    if (r == regions.size()) break;
-    if (t < regions[r].first) continue;
+  std::vector<uint32_t> region_of = picked.region_of;
+  for (size_t k : picked.positions) {
     seq.tokens.push_back(main_seq.tokens[k]);
     seq.event_index.push_back(main_seq.event_index[k]);
-    region_of.push_back(static_cast<uint32_t>(r));
   }
   // A pass repeats inside a stretch (several batches per evaluation): a
   // period as long as a whole stretch would only say that the stretches
   // look alike (eval + the train step around it, every N steps).
-  std::vector<double> lengths(regions.size(), 0);
+  std::vector<double> lengths(picked.regions, 0);
   for (uint32_t region : region_of) ++lengths[region];
   std::vector<double> used;
   for (double l : lengths) {
@@ -229,15 +258,9 @@ std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const Threa
   for (int round = 0; round < 2 && seq.tokens.size() >= 6; ++round) {
     PeriodSearch found = find_repeats(seq.tokens, options);
     if (found.period == 0) break;
-    // A pass runs kernels: a loop of copies alone (torch.save's tensor by
-    // tensor read-back) is part of the step it happens in, not a phase.
-    bool launches = false;
-    for (size_t k = found.runs.front().begin; k < found.runs.front().begin + found.period; ++k) {
-      launches |= api_family(events[seq.event_index[k]].api) == ApiFamily::kLaunch;
-    }
     PhaseSteps phase;
     phase.info.name = found_phases.empty() ? prefix : prefix + "-2";
-    if (launches) steps_from_runs(events, seq, found, &region_of, 0, &phase);
+    steps_from_runs(events, seq, found, &region_of, 0, &phase);
     if (phase.steps.size() >= 2) {
       finish_phase(phase);
       found_phases.push_back(std::move(phase));
@@ -259,6 +282,152 @@ std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const Threa
   return found_phases;
 }
 
+// Steps from backward passes: autograd runs them on its own thread, in
+// bursts while the main thread waits. The busiest other thread's launches,
+// between two calls of the main thread, are one burst; a step runs from one
+// burst's start to the next's. For training without torch.optim (a manual
+// SGD update) or attached after the fact.
+bool steps_from_backward(const std::vector<Event>& events, const StepOptions& options, uint32_t main_tid,
+                         PhaseSteps* out) {
+  std::unordered_map<uint32_t, size_t> launches;
+  size_t all_launches = 0;
+  for (const Event& e : events) {
+    if (api_family(e.api) != ApiFamily::kLaunch || !is_pattern_call(e)) continue;
+    ++all_launches;
+    if (e.tid != main_tid) ++launches[e.tid];
+  }
+  uint32_t backward_tid = 0;
+  size_t most = 0;
+  for (const auto& [tid, n] : launches) {
+    if (n > most) backward_tid = tid, most = n;
+  }
+  if (most == 0 || most * 10 < all_launches) return false;
+  std::vector<uint64_t> starts;
+  std::vector<double> sizes;
+  std::vector<uint64_t> between;  // per burst: a hash of the main thread's calls after it
+  Tokenizer tokenize;
+  bool in_burst = false;
+  for (const Event& e : events) {
+    if (!is_pattern_call(e)) continue;
+    if (e.tid == backward_tid) {
+      if (!in_burst) starts.push_back(e.start_ns), sizes.push_back(0), between.push_back(0);
+      in_burst = true;
+      sizes.back() += 1;
+    } else if (e.tid == main_tid) {
+      in_burst = false;
+      if (!between.empty()) between.back() = between.back() * 1000003u + tokenize(e) + 1;
+    }
+  }
+  const size_t warmup = static_cast<size_t>(options.warmup_steps >= 0 ? options.warmup_steps : 2);
+  // A backward pass launches many kernels; lone launches of a helper
+  // thread are not bursts.
+  if (starts.size() < warmup + 3 || median(sizes) < 4) return false;
+  // Gradient accumulation: k backward passes per optimizer step, the main
+  // thread's calls after every k-th one differ (the optimizer's update).
+  // The period of those signatures groups the bursts.
+  std::unordered_map<uint64_t, uint32_t> ids;
+  std::vector<uint32_t> signature;
+  for (uint64_t h : between) signature.push_back(ids.emplace(h, static_cast<uint32_t>(ids.size())).first->second);
+  // Only the shape of accumulation counts: a short period of k-1 alike
+  // signatures and one other (logging or eval every N steps makes more kinds).
+  PeriodSearch grouped = find_repeats(signature);
+  size_t group = 1, offset = 0;
+  auto kinds_in_period = [&] {
+    std::unordered_map<uint32_t, int> kinds;
+    for (size_t k = grouped.runs.front().begin; k < grouped.runs.front().begin + grouped.period; ++k) ++kinds[signature[k]];
+    return kinds.size();
+  };
+  if (grouped.period > 1 && grouped.period <= 16 && !grouped.runs.empty() &&
+      grouped.runs.front().end - grouped.runs.front().begin >= signature.size() / 2 && kinds_in_period() == 2) {
+    group = grouped.period;
+    // Steps end after the burst whose signature is the rarest in a period
+    // (the optimizer's): start each step right after it.
+    std::unordered_map<uint32_t, size_t> seen;
+    for (uint32_t id : signature) ++seen[id];
+    size_t rarest = grouped.runs.front().begin;
+    for (size_t k = grouped.runs.front().begin; k < grouped.runs.front().begin + group; ++k) {
+      if (seen[signature[k]] < seen[signature[rarest]]) rarest = k;
+    }
+    offset = (rarest + 1) % group;
+  }
+  out->info.name = "train";
+  out->info.source = StepSource::kBackward;
+  out->info.calls_per_step = static_cast<uint32_t>(median(sizes) * static_cast<double>(group));
+  std::vector<uint64_t> step_starts;
+  for (size_t k = offset; k < starts.size(); k += group) step_starts.push_back(starts[k]);
+  for (size_t k = warmup; k + 1 < step_starts.size(); ++k) out->steps.add(step_starts[k], step_starts[k + 1]);
+  return out->steps.size() >= 2;
+}
+
+// Main-thread calls per step of `phase` (positions in main_seq, per step).
+std::vector<std::vector<size_t>> calls_per_step(const std::vector<Event>& events, const ThreadTokens& main_seq,
+                                                const PhaseSteps& phase) {
+  std::vector<std::vector<size_t>> per_step(phase.steps.size());
+  for (size_t k = 0; k < main_seq.tokens.size(); ++k) {
+    uint64_t t = events[main_seq.event_index[k]].start_ns;
+    if (t < phase.steps.starts.front() || t >= phase.steps.ends.back()) continue;
+    uint32_t step = phase.steps.at(t);
+    if (t < phase.steps.ends[step]) per_step[step].push_back(k);
+  }
+  return per_step;
+}
+
+// What an unusual step holds beyond an ordinary one: steps that last much
+// longer than the median or make many more calls (an eval pass, a checkpoint,
+// a log line inside them) keep the calls left once an ordinary step's calls
+// are taken out, from the end: a step ends with its own forward, backward and
+// optimizer step, so what comes first is the extra work.
+Picked extra_work(const std::vector<Event>& events, const ThreadTokens& main_seq, const PhaseSteps& phase) {
+  Picked picked;
+  std::vector<std::vector<size_t>> per_step = calls_per_step(events, main_seq, phase);
+  std::vector<double> counts;
+  for (const auto& calls : per_step) counts.push_back(static_cast<double>(calls.size()));
+  const double median_calls = median(counts);
+  const double median_ns = phase.info.step_ns;
+  // The ordinary step: one with the median number of calls.
+  std::unordered_map<uint32_t, int> ordinary;
+  for (const auto& calls : per_step) {
+    if (static_cast<double>(calls.size()) != median_calls) continue;
+    for (size_t k : calls) ++ordinary[main_seq.tokens[k]];
+    break;
+  }
+  for (size_t step = 0; step < per_step.size(); ++step) {
+    const double ns = static_cast<double>(phase.steps.ends[step] - phase.steps.starts[step]);
+    const double calls = static_cast<double>(per_step[step].size());
+    if (ns <= kInterruptedFactor * median_ns && calls <= median_calls + std::max(8.0, 0.2 * median_calls)) continue;
+    std::unordered_map<uint32_t, int> left = ordinary;
+    std::vector<size_t> kept;
+    for (auto it = per_step[step].rbegin(); it != per_step[step].rend(); ++it) {
+      int& n = left[main_seq.tokens[*it]];
+      if (n > 0) --n;
+      else kept.push_back(*it);
+    }
+    std::reverse(kept.begin(), kept.end());
+    for (size_t k : kept) {
+      picked.positions.push_back(k);
+      picked.region_of.push_back(picked.regions);
+    }
+    ++picked.regions;
+  }
+  return picked;
+}
+
+// Every main-thread call inside the time stretches, one region per stretch.
+void pick_stretches(const std::vector<Event>& events, const ThreadTokens& main_seq,
+                    const std::vector<std::pair<uint64_t, uint64_t>>& stretches, Picked* picked) {
+  for (const auto& [begin, end] : stretches) {
+    bool any = false;
+    for (size_t k = 0; k < main_seq.tokens.size(); ++k) {
+      uint64_t t = events[main_seq.event_index[k]].start_ns;
+      if (t < begin || t >= end) continue;
+      picked->positions.push_back(k);
+      picked->region_of.push_back(picked->regions);
+      any = true;
+    }
+    picked->regions += any ? 1 : 0;
+  }
+}
+
 }  // namespace
 
 Segmentation segment_run(const std::vector<Event>& events, const StepOptions& options) {
@@ -274,25 +443,20 @@ Segmentation segment_run(const std::vector<Event>& events, const StepOptions& op
   Tokenizer tokenize;
   PhaseSteps main;
   uint32_t main_tid = 0;
+  for (const Event& e : events) {
+    if (is_pattern_call(e)) {
+      main_tid = e.tid;
+      break;
+    }
+  }
   bool have_main = steps_from_markers(events, options, &main, &main_tid);
-  ThreadTokens main_seq;
-  std::vector<std::pair<uint64_t, uint64_t>> extra;  // stretches searched for further phases
+  if (!have_main) have_main = steps_from_backward(events, options, main_tid, &main);
+  ThreadTokens main_seq = tokens_of_thread(events, main_tid, tokenize);
+  Picked extra;
   if (have_main) {
-    main_seq = tokens_of_thread(events, main_tid, tokenize);
     finish_phase(main);
-    for (size_t k = 0; k < main.steps.size(); ++k) {
-      if (static_cast<double>(main.steps.ends[k] - main.steps.starts[k]) > kInterruptedFactor * main.info.step_ns) {
-        extra.emplace_back(main.steps.starts[k], main.steps.ends[k]);
-      }
-    }
+    extra = extra_work(events, main_seq, main);
   } else {
-    for (const Event& e : events) {
-      if (is_pattern_call(e)) {
-        main_tid = e.tid;
-        break;
-      }
-    }
-    main_seq = tokens_of_thread(events, main_tid, tokenize);
     PeriodSearch found = find_repeats(main_seq.tokens);
     if (found.period != 0) {
       main.info.name = "loop";
@@ -301,7 +465,9 @@ Segmentation segment_run(const std::vector<Event>& events, const StepOptions& op
       have_main = main.steps.size() >= 2;
       if (have_main) {
         finish_phase(main);
-        for (size_t k = 1; k < main.spans.size(); ++k) extra.emplace_back(main.spans[k - 1].second, main.spans[k].first);
+        std::vector<std::pair<uint64_t, uint64_t>> gaps;
+        for (size_t k = 1; k < main.spans.size(); ++k) gaps.emplace_back(main.spans[k - 1].second, main.spans[k].first);
+        pick_stretches(events, main_seq, gaps, &extra);
       }
     }
   }
@@ -317,7 +483,7 @@ Segmentation segment_run(const std::vector<Event>& events, const StepOptions& op
     return seg;
   }
   const uint64_t main_end = main.steps.ends.back();
-  extra.emplace_back(main_end, seg.main.end_ns + 1);  // evaluation and test passes after the loop
+  pick_stretches(events, main_seq, {{main_end, seg.main.end_ns + 1}}, &extra);  // passes after the loop
   std::vector<PhaseSteps> phases;
   phases.push_back(std::move(main));
   for (PhaseSteps& sub : sub_phases(events, main_seq, extra, phases[0].info.name == "train" ? "eval" : "loop-2")) {

@@ -114,6 +114,8 @@ std::string phase_line(const ProcessReport& p, size_t index) {
       if (!marker->source.empty()) how = marker->source;
       how += " at " + display_source_path(marker->file, p.trace->info("cwd")) + ":" + std::to_string(marker->line);
     }
+  } else if (phase.source == StepSource::kBackward) {
+    how = "one backward pass each, " + calls(phase.calls_per_step);
   } else {
     how = "a repeating pattern of " + calls(phase.calls_per_step);
   }
