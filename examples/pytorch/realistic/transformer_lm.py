@@ -141,7 +141,7 @@ def evaluate(model, stream):
     for k in range(EVAL_BATCHES):
         x, y = stream.batch()
         _, loss = model(x, y)
-        losses[k] = loss.item()  # expect: hidden-sync every=10 per_step=0.4
+        losses[k] = loss.item()  # expect: hidden-sync phase=eval per_step=1
     model.train()
     return losses.mean().item()
 
