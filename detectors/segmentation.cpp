@@ -412,20 +412,24 @@ Picked extra_work(const std::vector<Event>& events, const ThreadTokens& main_seq
   return picked;
 }
 
-// Every main-thread call inside the time stretches, one region per stretch.
+// Every main-thread call inside the time stretches (in order, disjoint), one
+// region per stretch that holds any; one sweep over the calls.
 void pick_stretches(const std::vector<Event>& events, const ThreadTokens& main_seq,
                     const std::vector<std::pair<uint64_t, uint64_t>>& stretches, Picked* picked) {
-  for (const auto& [begin, end] : stretches) {
-    bool any = false;
-    for (size_t k = 0; k < main_seq.tokens.size(); ++k) {
-      uint64_t t = events[main_seq.event_index[k]].start_ns;
-      if (t < begin || t >= end) continue;
-      picked->positions.push_back(k);
-      picked->region_of.push_back(picked->regions);
-      any = true;
+  size_t s = 0;
+  int64_t last_stretch = -1;
+  for (size_t k = 0; k < main_seq.tokens.size() && s < stretches.size(); ++k) {
+    uint64_t t = events[main_seq.event_index[k]].start_ns;
+    while (s < stretches.size() && stretches[s].second <= t) ++s;
+    if (s == stretches.size() || t < stretches[s].first) continue;
+    if (static_cast<int64_t>(s) != last_stretch) {
+      if (last_stretch >= 0) ++picked->regions;
+      last_stretch = static_cast<int64_t>(s);
     }
-    picked->regions += any ? 1 : 0;
+    picked->positions.push_back(k);
+    picked->region_of.push_back(picked->regions);
   }
+  if (last_stretch >= 0) ++picked->regions;
 }
 
 }  // namespace
