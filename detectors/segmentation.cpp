@@ -174,15 +174,21 @@ void steps_from_runs(const std::vector<Event>& events, const ThreadTokens& seq, 
   // copy and sync again and again) repeats at any period and would otherwise
   // join the pass it follows; an eval pass of identical layers half-matches
   // a training step's period.
+  auto like_first = [&](size_t piece, size_t k, size_t length) {
+    size_t same = 0;
+    for (size_t j = 0; j < length; ++j) same += seq.tokens[k + j] == seq.tokens[piece + j];
+    return 2 * same >= length;
+  };
   auto add_piece = [&](size_t b, size_t e) {
-    size_t piece = b;
-    for (size_t k = b + p; k + p <= e; k += p) {
-      size_t same = 0;
-      for (size_t j = 0; j < p; ++j) same += seq.tokens[k + j] == seq.tokens[piece + j];
-      if (2 * same >= p) continue;
+    size_t piece = b, k = b + p;
+    for (; k + p <= e; k += p) {
+      if (like_first(piece, k, p)) continue;
       emit(piece, k);
       piece = k;
     }
+    // The calls after the last whole step (the start of a checkpoint after
+    // an eval pass) stay with the piece only if they begin like its steps.
+    if (k < e && k > piece && !like_first(piece, k, e - k)) e = k;
     emit(piece, e);
   };
   for (const RepeatRun& run : found.runs) {

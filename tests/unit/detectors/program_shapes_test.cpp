@@ -347,3 +347,86 @@ TEST(ProgramShapes, NoWaitNoAttribution) {
 
 }  // namespace
 }  // namespace syncscope::testing
+
+namespace syncscope::testing {
+namespace {
+
+// Shapes seen on the GPU (transformer_lm, grad_accum_fixed, nanoGPT): a
+// checkpoint is a loop of the same copy and sync per tensor, with the odd
+// launch; eval passes add many calls to a step but not always twice its time.
+void save_checkpoint(Program& p, int tensors) {
+  for (int t = 0; t < tensors; ++t) {
+    if (t % 8 == 0) p.launch(70);  // a cast or contiguous() now and then
+    p.item(kCheckpointSite);
+  }
+}
+
+TEST(ProgramShapes, CheckpointAfterTrainingIsTeardownNotAPass) {
+  Program p(true);
+  for (int step = 0; step < 40; ++step) {
+    p.forward(4);
+    p.backward(4);
+    p.optimizer_step();
+  }
+  save_checkpoint(p, 77);
+  Analysis a = analyze(p.trace());
+  ASSERT_EQ(a.phases.size(), 1u) << "no eval phase made of the save loop";
+  EXPECT_EQ(find(a, kCheckpointSite), nullptr);
+  EXPECT_NE(find(a, kCheckpointSite, Phase::kTeardown), nullptr);
+}
+
+TEST(ProgramShapes, ShortEvalPassesAndACheckpointInsideTheLoop) {
+  Program p(true);
+  for (int step = 1; step <= 60; ++step) {
+    p.forward(6);
+    p.backward(6);
+    p.optimizer_step();
+    if (step % 10 == 0) {
+      // Eval: 3 batches of forward, cheap (the steps are barely longer)...
+      for (int b = 0; b < 3; ++b) {
+        p.forward(6);
+        p.item(kEvalItemSite);
+      }
+      // ... then a checkpoint every 20 steps, right after the eval.
+      if (step % 20 == 0) save_checkpoint(p, 40);
+    }
+  }
+  Analysis a = analyze(p.trace());
+  ASSERT_GE(a.phases.size(), 2u);
+  const Finding* eval = find(a, kEvalItemSite);
+  ASSERT_NE(eval, nullptr);
+  EXPECT_NE(eval->phase_index, 0);
+  EXPECT_EQ(eval->count, 18u) << "every eval pass (five in the loop, one after it) is in the eval phase";
+  EXPECT_NEAR(eval->per_step, 1.0, 0.1);
+  const Finding* checkpoint = find(a, kCheckpointSite);
+  ASSERT_NE(checkpoint, nullptr);
+  EXPECT_EQ(checkpoint->phase_index, 0) << "the checkpoint belongs to the training loop";
+  EXPECT_EQ(checkpoint->every_n_steps, 20u);
+  EXPECT_EQ(a.phases.size(), 2u) << "train and eval, no phase made of the save loop";
+}
+
+// word_language_model: no torch.optim (a manual SGD update on the main
+// thread after each backward), an .item() every batch, then evaluation.
+TEST(ProgramShapes, ManualUpdateWithoutOptimizerUsesBackwardPasses) {
+  Program p(false);
+  for (int step = 0; step < 200; ++step) {
+    p.forward(2);
+    p.backward(2);
+    for (uint64_t param = 0; param < 8; ++param) p.launch(60);  // p.data.add_(p.grad, alpha=-lr)
+    p.item(kItemSite);
+  }
+  p.eval(50, 2);
+  Analysis a = analyze(p.trace());
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_EQ(a.phases[0].source, StepSource::kBackward);
+  EXPECT_EQ(a.phases[0].steps, 197u);  // two warm-up steps, the last burst has no next start
+  const Finding* item = find(a, kItemSite);
+  ASSERT_NE(item, nullptr);
+  EXPECT_NEAR(item->per_step, 1.0, 0.02);
+  const Finding* eval = find(a, kEvalItemSite);
+  ASSERT_NE(eval, nullptr);
+  EXPECT_GT(eval->phase_index, 0);
+}
+
+}  // namespace
+}  // namespace syncscope::testing
