@@ -27,6 +27,7 @@ struct PhaseInfo {
   uint64_t end_ns = 0;               // last steady step's end (exclusive)
   uint64_t interrupted_steps = 0;    // train steps much longer than the median (eval, checkpoint, logging inside)
   uint32_t marker_stack_id = 0;      // the optimizer.step() call site (kOptimizerStep), else 0
+  double mean_step_ns = 0;           // mean step time: shares of step time are of this (0: use step_ns)
 };
 
 }  // namespace syncscope

@@ -74,6 +74,9 @@ void finish_phase(PhaseSteps& phase) {
   }
   phase.info.steps = phase.steps.size();
   phase.info.step_ns = median(lengths);
+  double total = 0;
+  for (double l : lengths) total += l;
+  phase.info.mean_step_ns = lengths.empty() ? 0 : total / static_cast<double>(lengths.size());
   phase.info.start_ns = phase.steps.starts.empty() ? 0 : phase.steps.starts.front();
   phase.info.end_ns = phase.steps.ends.empty() ? 0 : phase.steps.ends.back();
   phase.info.interrupted_steps = 0;

@@ -47,7 +47,10 @@ void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) co
     const double n = static_cast<double>(phase->steps);
     f.per_step = static_cast<double>(f.count) / n;
     f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / n;
-    if (phase->step_ns > 0) f.step_share = f.blocked_ns_per_step / phase->step_ns;
+    // Of the mean step: blocked time per step is a mean too (a median step
+    // shorter than the mean would make shares over 100%).
+    const double step_ns = phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns;
+    if (step_ns > 0) f.step_share = f.blocked_ns_per_step / step_ns;
     f.steps_with = steps.size();
     // Periodic: the median spacing of the steps it occurred in.
     if (steps.size() >= 2 && static_cast<double>(steps.size()) < kPeriodicShare * n) {
