@@ -39,6 +39,8 @@ class Tokenizer {
   std::unordered_map<uint64_t, uint32_t> ids_;
 };
 
+// The middle element (the upper one of an even count): always a value that
+// occurs, so "the step with the median number of calls" exists.
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
   auto mid = values.begin() + static_cast<long>(values.size() / 2);
