@@ -19,7 +19,7 @@ struct RecorderSettings {
   std::string status_channel{};         // SYNCSCOPE_STATUS_FD when not empty (never inherited otherwise)
   // Folder holding syncscope's sitecustomize.py (optimizer-step markers),
   // prepended to PYTHONPATH; empty: none.
-  std::string python_hooks_dir;
+  std::string python_hooks_dir{};
 };
 
 // `environment` holds "KEY=VALUE" strings; the result likewise.
