@@ -32,8 +32,8 @@ void attribute_to_waiters(const std::vector<Event>& events, const std::function<
       if (it == list->begin()) continue;
       const Event* w = *(it - 1);
       if (w->end_ns < e.end_ns) continue;
-      if (chosen == nullptr) chosen = w;
-      break;  // the most frequent waiter that covers it wins
+      chosen = w;  // the most frequent waiter that covers it wins
+      break;
     }
     if (chosen != nullptr) {
       segmentation->waiter_stack[i] = chosen->stack_id;
