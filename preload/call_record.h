@@ -180,10 +180,7 @@ class CallRecord {
       // the native-only stack id stays as the fallback.
       route_gil_reacquire_here();
       if (thread->pending_count == ThreadState::kMaxPending) flush_pending_native(thread);
-      PendingEvent& p = thread->pending[thread->pending_count++];
-      p.event = event_;
-      p.depth = depth_;
-      std::memcpy(p.pcs, pcs_, depth_ * sizeof(uint64_t));
+      thread->pending[thread->pending_count++] = event_;
       return;
     }
     thread->ring.push(event_);

@@ -6,7 +6,7 @@
 // until it takes the GIL back, through PyEval_RestoreThread: at that moment
 // its Python stack is exactly the one that made the calls. The preload
 // interposes PyEval_RestoreThread, and when the thread has events waiting
-// (thread_state.h, PendingEvent) captures the Python frames with the GIL held
+// (thread_state.h, ThreadState::pending) captures the Python frames with the GIL held
 // and interns them with each event's native stack. A thread with nothing
 // pending pays one thread-local load.
 //
@@ -142,9 +142,15 @@ void complete_pending(ThreadState* thread) {
     log_debug("python: %u pending event(s) completed with %u Python frame(s)", thread->pending_count, python_depth);
   }
   for (uint32_t i = 0; i < thread->pending_count; ++i) {
-    PendingEvent& p = thread->pending[i];
-    if (python_depth > 0) p.event.stack_id = stack_table().intern(p.pcs, p.depth, python, python_depth);
-    thread->ring.push(p.event);
+    Event& e = thread->pending[i];
+    const uint64_t* pcs = nullptr;
+    uint32_t depth = 0;
+    // Id 0: no native frames were captured (or the table is full, and
+    // interning fails again).
+    if (python_depth > 0 && (e.stack_id == 0 || stack_table().native_frames(e.stack_id, &pcs, &depth))) {
+      e.stack_id = stack_table().intern(pcs, depth, python, python_depth);
+    }
+    thread->ring.push(e);
   }
   thread->pending_count = 0;
   tls_in_hook = false;

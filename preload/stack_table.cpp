@@ -101,6 +101,15 @@ bool StackTable::next_published(uint32_t* cursor, Published* out) const {
   return true;
 }
 
+bool StackTable::native_frames(uint32_t id, const uint64_t** pcs, uint32_t* depth) const {
+  if (slots_ == nullptr || id == 0 || id > kCapacity) return false;
+  const Slot& slot = slots_[id - 1];
+  if (slot.ready.load(std::memory_order_acquire) == 0) return false;
+  *pcs = pcs_ + size_t{id - 1} * kMaxStackDepth;
+  *depth = slot.depth.load(std::memory_order_relaxed);
+  return true;
+}
+
 uint64_t StackTable::dropped() const { return g_dropped.load(std::memory_order_relaxed); }
 
 StackTable& stack_table() {

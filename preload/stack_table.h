@@ -29,6 +29,9 @@ class StackTable {
   // Collector side: stacks in the order they became visible. `cursor` is the
   // caller's position; returns false when no further stack is ready yet.
   bool next_published(uint32_t* cursor, Published* out) const;
+  // The native PCs of an interned stack (any thread; the stack is complete
+  // once intern() has returned its id). False for 0 or an unknown id.
+  bool native_frames(uint32_t id, const uint64_t** pcs, uint32_t* depth) const;
   uint64_t dropped() const;
 
  private:

@@ -64,7 +64,7 @@ ThreadState* create_thread_state() {
 }
 
 void flush_pending_native(ThreadState* state) {
-  for (uint32_t i = 0; i < state->pending_count; ++i) state->ring.push(state->pending[i].event);
+  for (uint32_t i = 0; i < state->pending_count; ++i) state->ring.push(state->pending[i]);
   state->pending_count = 0;
 }
 

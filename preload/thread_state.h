@@ -12,17 +12,14 @@
 
 namespace syncscope::preload {
 
-// An event whose Python frames are owed: made while the thread had released
-// the GIL (PyTorch releases it around its C++ work), completed when the
-// thread takes the GIL back (preload/python_resume.cpp).
-struct PendingEvent {
-  Event event;
-  uint32_t depth;
-  uint64_t pcs[kMaxStackDepth];
-};
-
 struct ThreadState {
-  static constexpr uint32_t kMaxPending = 8;
+  // Events whose Python frames are owed: made while the thread had released
+  // the GIL (PyTorch releases it around its C++ work), completed when the
+  // thread takes the GIL back (preload/python_resume.cpp). Each carries its
+  // native-only stack id, whose PCs the stack table keeps, so an entry is
+  // one Event: one release can hold many calls (empty_cache() with
+  // expandable segments unmaps and releases every segment, with syncs).
+  static constexpr uint32_t kMaxPending = 256;
 
   EventRing ring;
   uint32_t tid = 0;
@@ -31,7 +28,7 @@ struct ThreadState {
   size_t mapping_bytes = 0;     // size of the mmap holding this struct and its ring storage
   // Owner-only: events waiting for their Python frames.
   uint32_t pending_count = 0;
-  PendingEvent pending[kMaxPending];
+  Event pending[kMaxPending];
   // Collector-owned bookkeeping.
   uint64_t drops_reported = 0;
   uint64_t drops_baseline = 0;  // ring.dropped() when the current session began

@@ -12,3 +12,11 @@ extern "C" __attribute__((visibility("default"))) int syncscope_test_backward(in
   worker.join();
   return 0;
 }
+
+// Many calls inside one GIL release on the calling thread, as
+// torch.cuda.empty_cache() with expandable segments makes (an unmap, a
+// release and a sync per segment): every one of them owes its Python line.
+extern "C" __attribute__((visibility("default"))) int syncscope_test_many_syncs(int syncs) {
+  for (int i = 0; i < syncs; ++i) cudaStreamSynchronize(nullptr);
+  return 0;
+}

@@ -4,7 +4,7 @@ optimizer step, a read-back once per optimizer step, and optionally a
 "backward" on a C++ thread that Python does not know (the frameless worker
 library), which syncs while the main thread waits with the GIL released.
 
-    python3 accumulation_loop.py STEPS [libframeless_worker.so]
+    python3 accumulation_loop.py STEPS [libframeless_worker.so [many]]  ("many": 40 syncs in one GIL release)
 """
 import ctypes
 import random
@@ -29,6 +29,7 @@ def read_back(device, host, stream):
 def main():
     steps = int(sys.argv[1])
     worker = ctypes.CDLL(sys.argv[2]) if len(sys.argv) > 2 else None
+    many = sys.argv[3:] == ["many"]
     stream, device, host = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
     cuda.cudaStreamCreateWithFlags(ctypes.byref(stream), 1)
     cuda.cudaMalloc(ctypes.byref(device), ctypes.c_size_t(64))
@@ -39,8 +40,10 @@ def main():
         for _ in range(rng.randint(2, 5)):
             micro_batch(device, stream)
         if worker is not None:
-            worker.syncscope_test_backward(2)  # the waiting line: 42
-        optimizer.step()  # line 43
+            worker.syncscope_test_backward(2)  # the waiting line: 43
+        optimizer.step()  # line 44
+        if many:
+            worker.syncscope_test_many_syncs(40)  # line 46
         read_back(device, host, stream)
     print(f"accumulation_loop: {steps} optimizer steps")
 

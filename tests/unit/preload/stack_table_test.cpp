@@ -46,6 +46,21 @@ TEST(StackTable, PythonFramesAreStackIdentity) {
   EXPECT_EQ(a, table().intern(native, 2, line10, 1));
 }
 
+// An owed event keeps only its native-only stack id; its PCs come back from
+// the table when the Python frames are added (preload/python_resume.cpp).
+TEST(StackTable, NativeFramesOfAnId) {
+  uint64_t native[] = {0x7000, 0x7100, 0x7200};
+  uint32_t id = table().intern(native, 3);
+  const uint64_t* pcs = nullptr;
+  uint32_t depth = 0;
+  ASSERT_TRUE(table().native_frames(id, &pcs, &depth));
+  ASSERT_EQ(depth, 3u);
+  EXPECT_EQ(pcs[0], 0x7000u);
+  EXPECT_EQ(pcs[2], 0x7200u);
+  EXPECT_FALSE(table().native_frames(0, &pcs, &depth));
+  EXPECT_FALSE(table().native_frames(StackTable::kCapacity + 1, &pcs, &depth));
+}
+
 TEST(StackTable, ConcurrentInterningPublishesEachStackOnce) {
   constexpr int kThreads = 4;
   constexpr int kStacks = 500;
