@@ -13,6 +13,8 @@ namespace {
 // A step is "interrupted" (eval, a checkpoint, logging inside it) when it
 // lasts this many times the median step.
 constexpr double kInterruptedFactor = 2.0;
+// A further phase (eval) lasts at least this share of the main phase's steps.
+constexpr double kMinPhaseShare = 0.01;
 
 // Calls that make up a step's pattern. Polls, event records and stream waits
 // come and go with timing (allocator bookkeeping); captured work does not run.
@@ -246,8 +248,8 @@ struct Picked {
 
 // Further phases: repeats among the picked calls (what lies outside the main
 // phase's ordinary steps), up to two of them.
-std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const ThreadTokens& main_seq, const Picked& picked,
-                                   const std::string& prefix) {
+std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const ThreadTokens& main_seq,
+                                   const Picked& picked) {
   std::vector<PhaseSteps> found_phases;
   ThreadTokens seq;
   std::vector<uint32_t> region_of = picked.region_of;
@@ -270,7 +272,6 @@ std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const Threa
     PeriodSearch found = find_repeats(seq.tokens, options);
     if (found.period == 0) break;
     PhaseSteps phase;
-    phase.info.name = found_phases.empty() ? prefix : prefix + "-2";
     steps_from_runs(events, seq, found, &region_of, 0, &phase);
     if (phase.steps.size() >= 2) {
       finish_phase(phase);
@@ -501,7 +502,13 @@ Segmentation segment_run(const std::vector<Event>& events, const StepOptions& op
   pick_stretches(events, main_seq, {{main_end, seg.main.end_ns + 1}}, &extra);  // passes after the loop
   std::vector<PhaseSteps> phases;
   phases.push_back(std::move(main));
-  for (PhaseSteps& sub : sub_phases(events, main_seq, extra, phases[0].info.name == "train" ? "eval" : "loop-2")) {
+  // A pass worth its own phase takes a share of the run: a few repeats of
+  // a kernel pair left over from a pass's last, shorter batch are not one.
+  const double main_ns = phases[0].info.mean_step_ns * static_cast<double>(phases[0].info.steps);
+  const std::string prefix = phases[0].info.name == "train" ? "eval" : "loop-2";
+  for (PhaseSteps& sub : sub_phases(events, main_seq, extra)) {
+    if (sub.info.mean_step_ns * static_cast<double>(sub.info.steps) < kMinPhaseShare * main_ns) continue;
+    sub.info.name = phases.size() == 1 ? prefix : prefix + "-2";
     phases.push_back(std::move(sub));
   }
 

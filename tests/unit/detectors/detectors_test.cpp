@@ -137,6 +137,31 @@ TEST(DefaultStream, CopiesOnTheComputeStreamAndLegacyStreamWork) {
   EXPECT_NE(find(fs, "legacy-stream"), nullptr);
 }
 
+// Copies on the compute stream cost GPU overlap that is not measured; a
+// measured host wait of a few percent of the step is listed before them.
+TEST(DefaultStream, RankedBelowAMeasuredWait) {
+  Stream s;
+  for (int step = 0; step < 20; ++step) {
+    for (int c = 0; c < 2; ++c) {
+      s.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPinned, 4096, true, kUploadSite, 1000);
+    }
+    s.launch(1);
+    s.idle(1000000);  // the step's other host work: the wait below is 2% of it
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 4, true, kItemSite, 1000);
+    s.call(ApiId::cudaStreamSynchronize, 20000, 0x100, kItemSite);
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  const Finding* copy = nullptr;
+  std::vector<Finding> copies = detect_default_stream(s.events(), steps);
+  copy = find(copies, "copy-on-compute-stream");
+  ASSERT_NE(copy, nullptr);
+  std::vector<Finding> syncs = detect_hidden_syncs(s.events(), steps);
+  const Finding* read_back = find(syncs, "read-back");
+  ASSERT_NE(read_back, nullptr);
+  EXPECT_DOUBLE_EQ(copy->per_step, 2.0);
+  EXPECT_GT(read_back->severity, copy->severity);
+}
+
 TEST(DefaultStream, CopyStreamWithEventsIsClean) {
   Stream s;
   for (int step = 0; step < 10; ++step) {
