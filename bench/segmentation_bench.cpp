@@ -3,7 +3,7 @@
 // eval pass every 50 steps), the same loop with a second thread's launches
 // interleaved, and the worst case for a pattern search, calls that never
 // repeat in order (30 kernels in random order, no optimizer-step markers).
-//   build/bench/segmentation_bench --benchmark_filter=... (see docs/performance in README)
+//   build/bench/segmentation_bench --benchmark_filter=... (figures in docs/performance.md)
 #include <benchmark/benchmark.h>
 
 #include <random>

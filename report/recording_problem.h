@@ -1,7 +1,7 @@
 // What kept a recording from being complete: a process that could not
 // create or write its trace, a trace deleted mid-run, events dropped by
 // full rings, a trace that cannot be read. A report with any of these says
-// so first, and a gate never passes on it (README, "Exit status").
+// so first, and a gate never passes on it (docs/ci.md, "Exit status").
 #pragma once
 
 #include <cstdint>
