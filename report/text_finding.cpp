@@ -12,6 +12,9 @@ namespace syncscope {
 namespace {
 
 constexpr const char* kIndent = "      ";  // under "   #1 "
+// A site in at most one step in this many is "rare": counted in steps and in
+// all, not per step.
+constexpr uint64_t kRareStepsDivisor = 10;
 
 // "train.py:42" for a Python user frame, "read_loss_value(…) (app)" for a
 // native one, "unknown site" without either.
@@ -53,17 +56,23 @@ void render_figures(const ProcessReport& process, const Finding& f, std::ostream
   const PhaseInfo* phase = finding_phase(process, f);
   std::string first = std::to_string(f.count) + (f.count == 1 ? " call" : " calls");
   std::string second = f.api_sequence;
-  if (f.per_step > 0) {
+  // Work in a few steps only (a checkpoint, one eval batch at a boundary):
+  // an average per step would read as if every step paid a little. Say in
+  // how many steps it happened and what it cost in all; JSON keeps per_step.
+  const bool some_steps = phase && f.steps_with > 0 && f.steps_with < phase->steps && f.every_n_steps <= 1;
+  const bool rare = some_steps && f.steps_with * kRareStepsDivisor <= phase->steps;
+  if (rare) {
+    first += " in " + std::to_string(f.steps_with) + " of " + std::to_string(phase->steps) + " steps, " +
+             format_duration(f.host_blocked_ns) + " host blocked in all";
+  } else if (f.per_step > 0) {
     first += ", " + per_step_text(f) + ", " + format_duration(static_cast<uint64_t>(f.blocked_ns_per_step)) +
              " host blocked per step (" + step_share_text(f.step_share) + " of step time)";
     second += "; " + format_duration(f.host_blocked_ns) + " host blocked in all";
+    // A site that is not in every step says in how many it was (a periodic
+    // one already says every how many).
+    if (some_steps) second += ", in " + std::to_string(f.steps_with) + " of " + std::to_string(phase->steps) + " steps";
   } else {
     first += ", " + format_duration(f.host_blocked_ns) + " host blocked";
-  }
-  // A site that is not in every step says in how many it was (a periodic
-  // one already says every how many).
-  if (phase && f.steps_with > 0 && f.steps_with < phase->steps && f.every_n_steps <= 1) {
-    second += ", in " + std::to_string(f.steps_with) + " of " + std::to_string(phase->steps) + " steps";
   }
   if (f.bytes > 0) second += ", " + format_bytes(f.bytes);
   out << kIndent << first << "\n" << kIndent << second << "\n";

@@ -124,6 +124,23 @@ TEST(Layout, WaiterAttributionPeriodicSitesAndPhaseNames) {
       << text;
 }
 
+// A checkpoint once in 118 steps: counted in the steps it happened in and in
+// all, not as a small cost every step.
+TEST(Layout, OneOffWorkIsCountedInStepsNotPerStep) {
+  JobFixture job;
+  ProcessReport& p = job.report.processes[0];
+  ReportedFinding save = p.findings[0];
+  save.finding = finding(Category::kHiddenSync, Phase::kSteady, "cudaMemcpyAsync(D2H)+cudaStreamSynchronize", 156,
+                         156.0 / 118, 126.8, 0.04, kReadBackHint);
+  save.finding.phase_index = 0;
+  save.finding.steps_with = 1;
+  save.finding.host_blocked_ns = 14960000;
+  p.findings.push_back(save);
+  std::string text = render(job.report);
+  EXPECT_NE(text.find("156 calls in 1 of 118 steps, 14.96 ms host blocked in all\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1.32 per step"), std::string::npos) << text;
+}
+
 TEST(Layout, DetailsAndFullFramesAreAskedFor) {
   JobFixture job;
   std::string text = render(job.report);
