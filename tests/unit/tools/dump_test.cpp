@@ -1,6 +1,7 @@
 // `syncscope dump` as a user meets it, on traces written here with the
-// trace writer (no CUDA involved): text and JSON, the optional sections, and
-// the errors for paths that hold no readable trace.
+// trace writer (no CUDA involved) and on the checked-in sample of each trace
+// version (tests/data/traces/): text and JSON, the optional sections, and the
+// errors for paths that hold no readable trace.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -35,6 +36,8 @@ std::string slurp(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+const std::string kSample = SYNCSCOPE_SOURCE_DIR "/tests/data/traces/v1/accumulation_loop.sstrace";
 
 class Dump : public ::testing::Test {
  protected:
@@ -315,6 +318,43 @@ TEST_F(Dump, ReadableTracesOfADirectoryArePrintedBesideTheUnreadable) {
   EXPECT_EQ(doc["traces"].size(), 1u);
   ASSERT_EQ(doc["errors"].size(), 1u);
   EXPECT_NE(doc["errors"][0]["error"].get<std::string>().find("not a syncscope trace"), std::string::npos);
+}
+
+// The checked-in sample of version 1 (docs/trace-format.md): dump and report
+// read it as a user would.
+TEST_F(Dump, DumpsTheVersion1Sample) {
+  json doc = run_json({"dump", "--json", "--events", "--stacks", "--phases", kSample});
+  ASSERT_EQ(doc["traces"].size(), 1u);
+  const json& t = doc["traces"][0];
+  EXPECT_EQ(t["version"], 1);
+  EXPECT_TRUE(t["complete"].get<bool>());
+  EXPECT_EQ(t["cuda_runtime"], "fake (simulated GPU)");
+  EXPECT_EQ(t["events"].size(), t["counts"]["events"].get<size_t>());
+  EXPECT_EQ(t["apis"]["syncscope_optimizer_step"]["count"], 12);
+  // The read-back's sync names its Python line.
+  bool sync_at_line_26 = false;
+  for (const json& e : t["events"]) {
+    if (e["api"] == "cudaStreamSynchronize" && e.contains("python") && e["python"]["line"] == 26 &&
+        e["python"]["function"] == "read_back") {
+      sync_at_line_26 = true;
+    }
+  }
+  EXPECT_TRUE(sync_at_line_26);
+  EXPECT_FALSE(t["stacks"].empty());
+  ASSERT_FALSE(t["phases"]["phases"].empty());
+  EXPECT_EQ(t["phases"]["phases"][0]["source"], "optimizer-step");
+
+  Result text = run({"dump", "--events", "20", "--stacks", "--phases", kSample});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("accumulation_loop.py:26 read_back"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("optimizer-step"), std::string::npos) << text.out;
+}
+
+TEST_F(Dump, ReportsTheVersion1Sample) {
+  Result r = run({"report", SYNCSCOPE_SOURCE_DIR "/tests/data/traces/v1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SIMULATED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("accumulation_loop.py:26"), std::string::npos) << r.out;
 }
 
 }  // namespace
