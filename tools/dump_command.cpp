@@ -345,9 +345,11 @@ json TraceDump::modules_json() {
   return out;
 }
 
-// Events per place: warm-up, each phase's steady steps, teardown.
+// Events per place: warm-up, each phase's steady steps, teardown, and
+// steady events in no phase (after a time-based warm-up, when no steps
+// were found).
 struct PlaceCounts {
-  uint64_t warmup = 0, teardown = 0;
+  uint64_t warmup = 0, teardown = 0, steady_without_phase = 0;
   std::vector<uint64_t> phase;
 };
 
@@ -359,6 +361,7 @@ PlaceCounts count_places(const Segmentation& s, size_t events) {
     if (p.phase == Phase::kWarmup) c.warmup++;
     else if (p.phase == Phase::kTeardown) c.teardown++;
     else if (p.phase_index >= 0 && static_cast<size_t>(p.phase_index) < c.phase.size()) c.phase[p.phase_index]++;
+    else c.steady_without_phase++;
   }
   return c;
 }
@@ -390,6 +393,7 @@ json TraceDump::phases_json(const Segmentation& s) {
             {"steady_end_ns", relative(m.steady_end_ns)}}},
           {"phases", std::move(phases)},
           {"warmup_events", counts.warmup},
+          {"steady_events_without_phase", counts.steady_without_phase},
           {"teardown_events", counts.teardown}};
 }
 
@@ -506,8 +510,9 @@ void TraceDump::phases_text(std::ostream& out, const Segmentation& s) {
   PlaceCounts counts = count_places(s, trace_.events.size());
   out << "\nphases\n";
   if (s.phases.empty()) {
-    out << "  no steps found: " << counts.warmup << " warm-up events (time-based), then " << counts.teardown
-        << " teardown events\n";
+    out << "  no steps found: " << counts.warmup << " warm-up events (time-based, before +"
+        << seconds(relative(s.main.steady_start_ns)) << " s), then " << counts.steady_without_phase
+        << " steady events in no phase\n";
     return;
   }
   out << "  warm-up   " << counts.warmup << " events before +" << seconds(relative(s.main.steady_start_ns)) << " s\n";
@@ -523,6 +528,7 @@ void TraceDump::phases_text(std::ostream& out, const Segmentation& s) {
     if (p.marker_stack_id) out << ", marker stack #" << p.marker_stack_id;
     out << "\n";
   }
+  if (counts.steady_without_phase) out << "  " << counts.steady_without_phase << " steady events in no phase\n";
   out << "  teardown  " << counts.teardown << " events from +" << seconds(relative(s.main.steady_end_ns)) << " s\n";
 }
 

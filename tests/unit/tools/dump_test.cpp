@@ -220,9 +220,25 @@ TEST_F(Dump, JsonHasEverySection) {
   EXPECT_EQ(train["source"], "pattern");
   EXPECT_EQ(train["calls_per_step"], 3);
   EXPECT_GE(train["steps"].get<int>(), 35);
-  uint64_t placed = phases["warmup_events"].get<uint64_t>() + phases["teardown_events"].get<uint64_t>();
+  uint64_t placed = phases["warmup_events"].get<uint64_t>() + phases["teardown_events"].get<uint64_t>() +
+                    phases["steady_events_without_phase"].get<uint64_t>();
   for (const json& p : phases["phases"]) placed += p["events"].get<uint64_t>();
   EXPECT_EQ(placed, 121u) << "every event is in warm-up, a phase or teardown";
+}
+
+// Too short for steps: a time-based warm-up, the rest steady in no phase.
+TEST_F(Dump, PhasesWithoutSteps) {
+  std::string file = write_trace(path("t"), 778, 1);
+  json doc = run_json({"dump", "--json", "--phases", file});
+  const json& phases = doc["traces"][0]["phases"];
+  EXPECT_FALSE(phases["steps_detected"].get<bool>()) << phases.dump(1);
+  EXPECT_TRUE(phases["phases"].empty());
+  EXPECT_EQ(phases["warmup_events"].get<uint64_t>() + phases["steady_events_without_phase"].get<uint64_t>() +
+                phases["teardown_events"].get<uint64_t>(),
+            4u);
+  Result text = run({"dump", "--phases", file});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("no steps found"), std::string::npos) << text.out;
 }
 
 TEST_F(Dump, EventsTakeAnOptionalLimit) {
