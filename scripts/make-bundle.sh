@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes a relocatable bundle of a build for a machine without Debian's -dev
-# packages (the GPU machine): bin/ (syncscope, trace_stats), lib/
-# (libsyncscope.so, libunwind.so.8 and every non-system library the tools
-# need, found with ldd), examples/. Tools get the run path $ORIGIN/../lib.
+# packages (the GPU machine): bin/syncscope (the GPU checks read traces with
+# `syncscope dump --json`), lib/ (libsyncscope.so, libunwind.so.8 and every
+# non-system library the tools need, found with ldd), examples/. Tools get
+# the run path $ORIGIN/../lib.
 #   scripts/make-bundle.sh [build-dir] [bundle-dir]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,7 +17,7 @@ mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/examples"
 cp "$build/lib/libsyncscope.so" "$bundle/lib/"
 cp -r "$build/lib/syncscope-python" "$bundle/lib/"
 cp -L /lib/x86_64-linux-gnu/libunwind.so.8 "$bundle/lib/"
-for tool in syncscope trace_stats; do
+for tool in syncscope; do
   [[ -x "$build/bin/$tool" ]] || continue
   cp "$build/bin/$tool" "$bundle/bin/"
   # Libraries outside glibc/libstdc++ (which the target machine has, newer).

@@ -1,4 +1,4 @@
-// The syncscope command line: run, attach, report, diff.
+// The syncscope command line: run, attach, report, diff, dump.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -8,6 +8,7 @@
 #include "policy/category_list.h"
 #include "tools/attach_command.h"
 #include "tools/diff_command.h"
+#include "tools/dump_command.h"
 #include "tools/duration.h"
 #include "tools/policy_options.h"
 #include "tools/report_command.h"
@@ -130,6 +131,19 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("--error-exitcode", diff.error_exitcode, "Exit status when findings were added (default 3)")
       ->check(CLI::Range(0, 255));
 
+  syncscope::DumpOptions dump;
+  CLI::App* dump_cmd =
+      app.add_subcommand("dump", "Print what trace files hold: header, counts, threads; events, stacks, phases");
+  dump_cmd->add_option("path", dump.path, "A trace file (*.sstrace) or a trace directory")->required();
+  CLI::Option* dump_events =
+      dump_cmd->add_option("--events", dump.max_events, "List the events in time order (at most N per trace)")
+          ->expected(0, 1);
+  dump_cmd->add_flag("--stacks", dump.stacks, "Print the interned stacks, symbolised, and the loaded modules");
+  dump_cmd->add_flag("--phases", dump.phases, "Print the segmentation: phases, steps, events per phase");
+  dump_cmd->add_flag("--json", dump.json, "One JSON document instead of text");
+  dump_cmd->add_option("--warmup", dump.steps.warmup_seconds, "As for report");
+  dump_cmd->add_option("--warmup-steps", dump.steps.warmup_steps, "As for report")->check(CLI::Range(0, 1000000));
+
   // `syncscope run [options] -- COMMAND ARGS...`: everything after the first
   // "--" is the command, untouched by option parsing.
   std::vector<std::string> command_after_dashes;
@@ -191,6 +205,10 @@ int main(int argc, char** argv) {
       diff.fail_on.insert(categories->begin(), categories->end());
     }
     return syncscope::diff_command(diff);
+  }
+  if (dump_cmd->parsed()) {
+    dump.events = dump_events->count() > 0;
+    return syncscope::dump_command(dump);
   }
   if (!resolve_report_args(report_args, &report_settings)) return 2;
   syncscope::ReportOutcome outcome = syncscope::report_directory(report_dir, report_settings);

@@ -2,13 +2,13 @@
 """GPU proof for the recording foundation (issue 2), run on a GPU machine.
 
 Records the CUDA C++ examples and three PyTorch scripts with the real CUDA
-runtime through `syncscope run`, reads the traces with trace_stats, and checks
-what must be seen. Prints a table of check / expected / observed / verdict and
-exits non-zero if any check fails.
+runtime through `syncscope run`, reads the traces with `syncscope dump
+--json`, and checks what must be seen. Prints a table of check / expected /
+observed / verdict and exits non-zero if any check fails.
 
     tests/gpu/check_foundation.py BUNDLE_DIR [OUT_DIR]
 
-BUNDLE_DIR holds bin/syncscope, bin/trace_stats, lib/libsyncscope.so and
+BUNDLE_DIR holds bin/syncscope, lib/libsyncscope.so and
 examples/ (scripts/make-bundle.sh makes it).
 """
 import json
@@ -35,8 +35,10 @@ def record(name, argv, env=None):
     print(f"--- {name}: exit {proc.returncode} in {wall:.1f}s; {proc.stdout.strip()[-300:]}", flush=True)
     if proc.returncode != 0:
         print(proc.stderr[-3000:], flush=True)
-    stats = subprocess.run([f"{bundle}/bin/trace_stats", trace_dir], capture_output=True, text=True)
-    traces = [json.loads(line) for line in stats.stdout.splitlines() if line.strip()]
+    # One JSON document: {"traces": [...], "errors": [...]}; the readable
+    # traces are there even when another could not be read (exit status 1).
+    stats = subprocess.run([f"{bundle}/bin/syncscope", "dump", "--json", trace_dir], capture_output=True, text=True)
+    traces = json.loads(stats.stdout)["traces"] if stats.stdout.strip() else []
     if stats.returncode != 0:
         print(stats.stderr, flush=True)
     return proc.returncode, traces
