@@ -15,12 +15,12 @@ struct RecorderSettings {
   std::optional<unsigned> flush_ms;     // SYNCSCOPE_FLUSH_MS when given
   std::optional<unsigned> ring_events;  // SYNCSCOPE_RING_EVENTS when given
   bool stacks = true;                   // SYNCSCOPE_STACKS=0 when false
-  bool gpu_timeline = true;             // SYNCSCOPE_GPU_TIMELINE=0 when false
   bool dormant = false;                 // SYNCSCOPE_DORMANT=1 when true (output_dir then unused)
   std::string status_channel{};         // SYNCSCOPE_STATUS_FD when not empty (never inherited otherwise)
   // Folder holding syncscope's sitecustomize.py (optimizer-step markers),
   // prepended to PYTHONPATH; empty: none.
   std::string python_hooks_dir{};
+  bool gpu_timeline = true;  // SYNCSCOPE_GPU_TIMELINE=0 when false
 };
 
 // `environment` holds "KEY=VALUE" strings; the result likewise.

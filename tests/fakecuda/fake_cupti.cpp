@@ -97,10 +97,11 @@ State& state() {
   return *g_state;
 }
 
-// CUPTI's clock: the registered callback's, else CLOCK_REALTIME.
-uint64_t to_cupti_clock(State& s, uint64_t monotonic) {
-  if (s.timestamp != nullptr) return monotonic + (s.timestamp() - clock_ns(CLOCK_MONOTONIC));
-  return monotonic + (clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
+// CUPTI's clock (the registered callback's, else CLOCK_REALTIME) minus
+// CLOCK_MONOTONIC: taken once per record, so its start and end agree.
+uint64_t cupti_clock_offset(State& s) {
+  if (s.timestamp != nullptr) return s.timestamp() - clock_ns(CLOCK_MONOTONIC);
+  return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 }
 
 size_t record_size(CUpti_ActivityKind kind) {
@@ -156,10 +157,11 @@ void on_api(const char* name, uint32_t correlation, uint64_t start, uint64_t end
   if (cbid == 0 || !wanted) return;
   auto* r = static_cast<CUpti_ActivityAPI*>(reserve(s, CUPTI_ACTIVITY_KIND_RUNTIME));
   if (r == nullptr) return;
+  uint64_t offset = cupti_clock_offset(s);
   r->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
   r->cbid = cbid;
-  r->start = to_cupti_clock(s, start);
-  r->end = to_cupti_clock(s, end);
+  r->start = start + offset;
+  r->end = end + offset;
   r->processId = static_cast<uint32_t>(getpid());
   r->threadId = thread_id(s);
   r->correlationId = correlation;
@@ -169,7 +171,8 @@ void on_api(const char* name, uint32_t correlation, uint64_t start, uint64_t end
 void on_gpu(const SyncscopeFakeGpuOp* op) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  uint64_t start = to_cupti_clock(s, op->start_ns), end = to_cupti_clock(s, op->end_ns);
+  uint64_t offset = cupti_clock_offset(s);
+  uint64_t start = op->start_ns + offset, end = op->end_ns + offset;
   switch (op->kind) {
     case 1: {
       if (s.kinds.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == 0) return;
@@ -317,7 +320,7 @@ FAKE_CUPTI CUptiResult cuptiGetTimestamp(uint64_t* timestamp) {
   if (timestamp == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  *timestamp = to_cupti_clock(s, clock_ns(CLOCK_MONOTONIC));
+  *timestamp = clock_ns(CLOCK_MONOTONIC) + cupti_clock_offset(s);
   return CUPTI_SUCCESS;
 }
 
