@@ -18,6 +18,7 @@
 
 #include "preload/clock.h"
 #include "preload/config.h"
+#include "preload/cupti_timeline.h"
 #include "preload/log.h"
 #include "preload/module_tracker.h"
 #include "preload/process_info.h"
@@ -128,6 +129,7 @@ void drain(Collector& c) {
     c.writer.add_stack(stack.id, stack.pcs, stack.depth);
     if (stack.python_depth > 0) c.writer.add_python_stack(stack.id, stack.python, stack.python_depth);
   }
+  gpu_timeline_drain(c.writer);
 }
 
 uint64_t total_dropped(const Collector& c) {
@@ -170,6 +172,7 @@ void* collector_main(void*) {
       c.wake.wait_for(lock, std::chrono::milliseconds(config().flush_ms));
     }
   }
+  gpu_timeline_stop();  // CUPTI's last records, for the final drain
   drain(c);
   EndPayload end{monotonic_ns(), c.events_written, total_dropped(c), stack_table().dropped()};
   c.writer.add_end(end);
@@ -221,6 +224,7 @@ bool start_collector() {
     return false;
   }
   std::snprintf(g_trace_path, sizeof(g_trace_path), "%s", c.writer.path().c_str());
+  gpu_timeline_start();  // before the first launch it should see
   // The collector must never receive the target's signals: block them all
   // in the new thread (the mask is inherited), then restore ours.
   sigset_t all, old;

@@ -130,6 +130,7 @@ int run_command(const RunOptions& options) {
   RecorderSettings settings{preload,        dir,         options.flush_ms, options.ring_events,
                             options.stacks, options.dormant, recorder_status.environment_value()};
   settings.python_hooks_dir = python_hooks_dir_for(preload);
+  settings.gpu_timeline = options.gpu_timeline;
   std::vector<std::string> child_env = child_environment(environment, settings);
 
   std::vector<char*> argv, envp;

@@ -57,6 +57,8 @@ enum class RecordType : uint32_t {
   kEnd = 7,      // payload: EndPayload; present only after a clean shutdown
   kPyCode = 8,   // payload: u32 code id, u32 first line, u32 flen, char file[flen], u32 nlen, char name[nlen]
   kPyStack = 9,  // payload: u32 stack id, u32 depth, u64 frame[depth] ((code id << 32) | line), innermost first
+  kGpuActivity = 10,  // payload: u32 entry_size, u32 reserved, GpuRecord[n] (trace/gpu_record.h)
+  kString = 11,       // payload: u32 id, u32 len, char text[len] (kernel names of kGpuActivity)
 };
 
 struct RecordHeader {

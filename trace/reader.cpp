@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "trace/gpu_join.h"
 
 namespace syncscope {
 
@@ -25,6 +26,12 @@ std::string ProcessTrace::info(const std::string& key) const {
     if (k == key) return v;
   }
   return {};
+}
+
+std::string_view ProcessTrace::gpu_name(const GpuRecord& record) const {
+  if (record.kind != static_cast<uint8_t>(GpuKind::kKernel)) return {};
+  auto it = strings.find(record.name_id);
+  return it == strings.end() ? std::string_view() : std::string_view(it->second);
 }
 
 const Module* ProcessTrace::module_for(uint64_t pc) const {
@@ -191,6 +198,36 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
       trace.python_stacks[id] = std::move(frames);
       return {};
     }
+    case RecordType::kGpuActivity: {
+      if (size < 8) return absl::StrCat("gpu activity record of ", size, " bytes is too short");
+      uint32_t entry = load<uint32_t>(p);
+      if (entry < sizeof(GpuRecord) || entry > kMaxEventSize) {
+        return absl::StrCat("gpu activity entry size ", entry, " is not supported");
+      }
+      if ((size - 8) % entry != 0) {
+        return absl::StrCat("gpu activity payload of ", size - 8, " bytes is not a multiple of ", entry);
+      }
+      const size_t n = (size - 8) / entry;
+      for (size_t i = 0; i < n; ++i) {
+        GpuRecord r;
+        std::memcpy(&r, p + 8 + i * entry, sizeof(GpuRecord));  // longer entries: the first 64 bytes
+        if (gpu_kind_is_api(r.kind)) {
+          trace.gpu_api.push_back(r);
+        } else {
+          GpuActivity a;
+          static_cast<GpuRecord&>(a) = r;
+          trace.gpu_activity.push_back(a);
+        }
+      }
+      return {};
+    }
+    case RecordType::kString: {
+      if (size < 8) return absl::StrCat("string record of ", size, " bytes is too short");
+      uint32_t id = load<uint32_t>(p), len = load<uint32_t>(p + 4);
+      if (8 + uint64_t{len} > size) return "string overruns its record";
+      trace.strings[id] = text(p + 8, len);
+      return {};
+    }
   }
   return {};  // unknown record types are skipped: newer writers may add some
 }
@@ -296,6 +333,7 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
   }
   std::stable_sort(trace.modules.begin(), trace.modules.end(),
                    [](const Module& a, const Module& b) { return a.start < b.start; });
+  join_gpu_activity(trace);
   return trace;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "trace/event.h"
 #include "trace/format.h"
+#include "trace/gpu_record.h"
 
 namespace syncscope {
 
@@ -33,6 +35,14 @@ struct PythonFrame {
   uint32_t line = 0;
 };
 
+// One piece of GPU work from the GPU timeline (docs/gpu-timeline.md), with
+// what the reader joined it to.
+struct GpuActivity : GpuRecord {
+  static constexpr uint64_t kNoStream = ~uint64_t{0};
+  int64_t event_index = -1;   // the recorded call that caused it (index into `events`), -1: none found
+  uint64_t stream = kNoStream;  // its cudaStream_t: the joined event's, else by CUPTI stream id; kNoStream unknown
+};
+
 struct ProcessTrace {
   std::string file;                 // the trace file it came from
   FileHeader header{};
@@ -43,6 +53,10 @@ struct ProcessTrace {
   std::vector<Module> modules;      // sorted by start
   std::map<uint32_t, std::string> thread_names;
   std::vector<std::pair<std::string, std::string>> process_info;  // argv, exe, env, ...
+  // GPU timeline (empty without CUPTI; process_info "gpu_timeline" says why).
+  std::vector<GpuActivity> gpu_activity;  // kernels, copies, memsets, syncs; sorted by start_ns (stable)
+  std::vector<GpuRecord> gpu_api;         // the runtime/driver API records they join through; sorted by start_ns
+  std::unordered_map<uint32_t, std::string> strings;  // kString: kernel names
   uint64_t events_dropped = 0;      // from kEnd, or the sum of the last kDrops per thread
   uint64_t stacks_dropped = 0;
   bool complete = false;            // a kEnd record closed the file
@@ -50,6 +64,8 @@ struct ProcessTrace {
 
   // Value of a process_info key, or "" if absent.
   std::string info(const std::string& key) const;
+  // A kernel's name ("" when not a kernel or unknown).
+  std::string_view gpu_name(const GpuRecord& record) const;
   // Module containing pc, or nullptr.
   const Module* module_for(uint64_t pc) const;
 };

@@ -20,6 +20,7 @@ constexpr uint32_t kMaxThreadNameLen = 256;
 constexpr uint32_t kMaxKeyLen = 256;
 constexpr uint32_t kMaxValueLen = 1u << 20;
 constexpr uint32_t kMaxFunctionNameLen = 1024;
+constexpr uint32_t kMaxStringLen = 65536;  // kString: kernel names (long template instantiations)
 
 void set_error(std::string* error, const char* what, const std::string& path, int err) {
   if (error == nullptr) return;
@@ -225,6 +226,31 @@ void TraceWriter::add_python_code(uint32_t id, uint32_t first_line, std::string_
 
 void TraceWriter::add_python_stack(uint32_t id, const uint64_t* frames, uint32_t depth) {
   add_frames(RecordType::kPyStack, id, frames, depth, kMaxPythonDepth);
+}
+
+void TraceWriter::add_gpu_records(const GpuRecord* records, size_t count) {
+  if (records == nullptr) return;
+  constexpr size_t kPerRecord = (kMaxRecordPayload - 8) / sizeof(GpuRecord);
+  while (count > 0) {
+    size_t n = count < kPerRecord ? count : kPerRecord;
+    auto* out = static_cast<unsigned char*>(
+        begin_record(RecordType::kGpuActivity, static_cast<uint32_t>(8 + n * sizeof(GpuRecord))));
+    if (out == nullptr) return;
+    put32(out, sizeof(GpuRecord));
+    put32(out + 4, 0);
+    put_bytes(out + 8, records, n * sizeof(GpuRecord));
+    records += n;
+    count -= n;
+  }
+}
+
+void TraceWriter::add_string(uint32_t id, std::string_view text) {
+  uint32_t len = capped(text.size(), kMaxStringLen);
+  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kString, 8 + len));
+  if (out == nullptr) return;
+  put32(out, id);
+  put32(out + 4, len);
+  put_bytes(out + 8, text.data(), len);
 }
 
 bool TraceWriter::flush(std::string* error) {

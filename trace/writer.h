@@ -12,6 +12,7 @@
 
 #include "trace/event.h"
 #include "trace/format.h"
+#include "trace/gpu_record.h"
 
 namespace syncscope {
 
@@ -51,6 +52,10 @@ class TraceWriter {
   void add_end(const EndPayload& end);
   void add_python_code(uint32_t id, uint32_t first_line, std::string_view file, std::string_view name);
   void add_python_stack(uint32_t id, const uint64_t* frames, uint32_t depth);
+  // GPU timeline (docs/gpu-timeline.md): activity records, split so no
+  // payload exceeds kMaxRecordPayload, and interned strings (kernel names).
+  void add_gpu_records(const GpuRecord* records, size_t count);
+  void add_string(uint32_t id, std::string_view text);
 
   // Appends the buffered records to the file with as few write(2) calls as the
   // kernel allows, retrying on EINTR and short writes. On an I/O error the

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 
+#include "fake_activity.h"
 #include "fake_kernels.h"
 #include "fake_memory.h"
 #include "fake_streams.h"
@@ -79,31 +80,57 @@ cudaError_t check_copy(void* dst, const void* src, size_t dst_bytes, size_t src_
 // the caller: wait for the stream's earlier work, then move the bytes on the
 // calling thread for the simulated time, as the real runtime does for
 // pageable memory. On a capturing stream everything is captured.
-cudaError_t transfer(Stream* stream, bool async, uint64_t duration, std::function<void()> move) {
+// `op` (fake_activity.h) is what the fake CUPTI hears of it when it ran.
+cudaError_t transfer(Stream* stream, bool async, uint64_t duration, std::function<void()> move,
+                     SyncscopeFakeGpuOp op = {}) {
   if (stream->capture.load() != nullptr || async) {
-    submit(stream, Work{duration, [move = std::move(move)](uint64_t) { move(); }, {}});
+    std::function<void(uint64_t)> action = [move = std::move(move)](uint64_t) { move(); };
+    if (op.kind != 0) action = reporting(std::move(action), op, duration);
+    submit(stream, Work{duration, std::move(action), {}});
     return cudaSuccess;
   }
   wait_stream_point(stream);
   uint64_t start = now_ns();
   move();
   sleep_until_ns(start + duration);
+  if (op.kind != 0) {
+    op.start_ns = start;
+    op.end_ns = start + duration;
+    report_gpu(op);
+  }
   return cudaSuccess;
+}
+
+// What the fake CUPTI reports of a copy: CUpti_ActivityMemcpyKind and the
+// memory kinds of both sides.
+SyncscopeFakeGpuOp copy_op(void* dst, const void* src, size_t bytes, Stream* stream, bool async) {
+  SyncscopeFakeGpuOp op = gpu_op(2, stream);
+  if (op.correlation == 0) return SyncscopeFakeGpuOp{};
+  op.bytes = bytes;
+  op.src_kind = memory_kind(src);
+  op.dst_kind = memory_kind(dst);
+  bool src_device = op.src_kind == 3 || op.src_kind == 5, dst_device = op.dst_kind == 3 || op.dst_kind == 5;
+  op.copy_kind = src_device ? (dst_device ? 8 : 2) : (dst_device ? 1 : 9);
+  op.async = async;
+  return op;
 }
 
 // An asynchronous copy with a pageable host side is synchronous.
 cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, Stream* stream, bool async) {
+  ApiScope scope(async ? "cudaMemcpyAsync" : "cudaMemcpy");
   if (stream == nullptr) return fail(cudaErrorInvalidResourceHandle);
   if (bytes == 0) return cudaSuccess;
   bool pageable = false;
   if (cudaError_t e = check_copy(dst, src, bytes, bytes, kind, &pageable); e != cudaSuccess) return fail(e);
   return transfer(stream, async && !pageable, copy_ns(bytes, pageable),
-                  [dst, src, bytes] { std::memmove(dst, src, bytes); });
+                  [dst, src, bytes] { std::memmove(dst, src, bytes); },
+                  copy_op(dst, src, bytes, stream, async && !pageable));
 }
 
 // 2D copies move `height` rows of `width` bytes between pitched buffers.
 cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                     cudaMemcpyKind kind, Stream* stream, bool async) {
+  ApiScope scope(async ? "cudaMemcpy2DAsync" : "cudaMemcpy2D");
   if (stream == nullptr) return fail(cudaErrorInvalidResourceHandle);
   if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
   if (width == 0 || height == 0) return cudaSuccess;
@@ -113,25 +140,39 @@ cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, si
   return transfer(stream, async && !pageable, copy_ns(width * height, pageable), [=] {
     for (size_t row = 0; row < height; ++row)
       std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
-  });
+  }, copy_op(dst, src, width * height, stream, async && !pageable));
 }
 
 cudaError_t memset_on(void* p, int value, size_t n, Stream* stream, bool async) {
+  ApiScope scope(async ? "cudaMemsetAsync" : "cudaMemset");
   if (stream == nullptr) return fail(cudaErrorInvalidResourceHandle);
   if (n == 0) return cudaSuccess;
   if (p == nullptr || !device_accessible(p, n)) return fail(cudaErrorInvalidValue);
-  return transfer(stream, async, kMemsetBaseNs + n / 1000, [p, value, n] { std::memset(p, value, n); });
+  SyncscopeFakeGpuOp op = gpu_op(3, stream);
+  op.bytes = n;
+  op.src_kind = memory_kind(p);
+  op.async = async;
+  return transfer(stream, async, kMemsetBaseNs + n / 1000, [p, value, n] { std::memset(p, value, n); },
+                  op.correlation != 0 ? op : SyncscopeFakeGpuOp{});
 }
 
 // ---------------------------------------------------------------- launches
 
 cudaError_t launch(const void* kernel, dim3 grid, dim3 block, void** args, Stream* stream) {
+  ApiScope scope("cudaLaunchKernel");
   if (stream == nullptr) return fail(cudaErrorInvalidResourceHandle);
   if (kernel == nullptr || !known_kernel(kernel)) return fail(cudaErrorInvalidDeviceFunction);
   uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (uint64_t{grid.x} * grid.y * grid.z == 0 || threads == 0 || threads > 1024)
     return fail(cudaErrorInvalidConfiguration);
-  submit(stream, Work{kernel_duration_ns(kernel, args), nullptr, {}});
+  uint64_t duration = kernel_duration_ns(kernel, args);
+  std::function<void(uint64_t)> action;
+  if (activity_on()) {
+    SyncscopeFakeGpuOp op = gpu_op(1, stream);
+    op.name = kernel_name(kernel);
+    action = reporting([](uint64_t) {}, op, duration);
+  }
+  submit(stream, Work{duration, std::move(action), {}});
   return cudaSuccess;
 }
 
@@ -364,15 +405,30 @@ FAKE_API cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const
 }
 
 // ---------------------------------------------------------------- synchronization
+// What the fake CUPTI hears of a host synchronisation: its wait.
+static void report_sync(int type, Stream* s, uint64_t start) {
+  if (!activity_on()) return;
+  SyncscopeFakeGpuOp op = gpu_op(4, s);
+  op.sync_type = type;
+  op.start_ns = start;
+  op.end_ns = now_ns();
+  report_gpu(op);
+}
 FAKE_API cudaError_t cudaDeviceSynchronize() {
+  ApiScope scope("cudaDeviceSynchronize");
+  uint64_t start = now_ns();
   synchronize_device();
+  report_sync(4, nullptr, start);  // CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE
   return cudaSuccess;
 }
 static cudaError_t stream_synchronize(cudaStream_t handle, bool pt) {
+  ApiScope scope("cudaStreamSynchronize");
   Stream* s = stream_from_handle(handle, pt);
   if (s == nullptr) return fail(cudaErrorInvalidResourceHandle);
   if (s->capture.load() != nullptr) return fail(cudaErrorStreamCaptureUnsupported);
+  uint64_t start = now_ns();
   wait_stream_point(s);  // the legacy stream also waits for blocking streams' earlier work
+  report_sync(3, s, start);  // CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE
   return cudaSuccess;
 }
 FAKE_API cudaError_t cudaStreamSynchronize(cudaStream_t s) { return stream_synchronize(s, false); }
@@ -410,9 +466,12 @@ FAKE_API cudaError_t cudaEventQuery(cudaEvent_t e) {
   return rec.stream == nullptr || rec.stream->reached(rec.ticket) ? cudaSuccess : cudaErrorNotReady;
 }
 FAKE_API cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  ApiScope scope("cudaEventSynchronize");
   EventRecord rec;
   if (!event_record(e, &rec)) return fail(cudaErrorInvalidResourceHandle);
+  uint64_t start = now_ns();
   if (rec.stream != nullptr) rec.stream->wait_for(rec.ticket);
+  report_sync(1, rec.stream, start);  // CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE
   return cudaSuccess;
 }
 FAKE_API cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
@@ -479,25 +538,37 @@ FAKE_API cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* 
 // __device__ variables live in their host shadow (fake_registration.cpp).
 static cudaError_t memcpy_to_symbol(const void* symbol, const void* src, size_t n, size_t offset,
                                     cudaMemcpyKind kind, bool pt) {
+  ApiScope scope("cudaMemcpyToSymbol");
   if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return fail(cudaErrorInvalidMemcpyDirection);
   void* address = symbol_address(symbol, offset, n);
   if (address == nullptr) return fail(cudaErrorInvalidSymbol);
   if (src == nullptr) return fail(cudaErrorInvalidValue);
   bool pageable = kind_of(src) == MemKind::kPageable;
+  SyncscopeFakeGpuOp op = copy_op(address, src, n, stream_from_handle(nullptr, pt), false);
+  if (op.kind != 0) {
+    op.dst_kind = 6;  // CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC
+    op.copy_kind = op.src_kind == 3 || op.src_kind == 5 ? 8 : 1;
+  }
   return transfer(stream_from_handle(nullptr, pt), false, copy_ns(n, pageable),
-                  [address, src, n] { std::memmove(address, src, n); });
+                  [address, src, n] { std::memmove(address, src, n); }, op);
 }
 static cudaError_t memcpy_from_symbol(void* dst, const void* symbol, size_t n, size_t offset, cudaMemcpyKind kind,
                                       bool pt) {
+  ApiScope scope("cudaMemcpyFromSymbol");
   if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return fail(cudaErrorInvalidMemcpyDirection);
   const void* address = symbol_address(symbol, offset, n);
   if (address == nullptr) return fail(cudaErrorInvalidSymbol);
   if (dst == nullptr) return fail(cudaErrorInvalidValue);
   bool pageable = kind_of(dst) == MemKind::kPageable;
+  SyncscopeFakeGpuOp op = copy_op(dst, address, n, stream_from_handle(nullptr, pt), false);
+  if (op.kind != 0) {
+    op.src_kind = 6;  // CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC
+    op.copy_kind = op.dst_kind == 3 || op.dst_kind == 5 ? 8 : 2;
+  }
   return transfer(stream_from_handle(nullptr, pt), false, copy_ns(n, pageable),
-                  [dst, address, n] { std::memmove(dst, address, n); });
+                  [dst, address, n] { std::memmove(dst, address, n); }, op);
 }
 FAKE_API cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t n, size_t offset,
                                         cudaMemcpyKind kind) {
@@ -749,6 +820,7 @@ FAKE_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGr
   return cudaGraphInstantiate(exec, graph, f);
 }
 static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t handle, bool pt) {
+  ApiScope scope("cudaGraphLaunch");
   Stream* s = stream_from_handle(handle, pt);
   if (s == nullptr) return fail(cudaErrorInvalidResourceHandle);
   std::vector<Work> work;
@@ -758,7 +830,10 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t handle, bool 
     if (g_execs->count(e) == 0) return fail(cudaErrorInvalidValue);
     work = e->work;
   }
-  for (Work& w : work) submit(s, std::move(w));
+  for (Work& w : work) {
+    w.action = replayed(std::move(w.action), current_correlation());
+    submit(s, std::move(w));
+  }
   return cudaSuccess;
 }
 FAKE_API cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) { return graph_launch(exec, s, false); }

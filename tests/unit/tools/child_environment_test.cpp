@@ -45,6 +45,17 @@ TEST(ChildEnvironment, OptionsOverrideTheUsersSettings) {
   EXPECT_TRUE(has(env, "SYNCSCOPE_STACKS=0"));
 }
 
+TEST(ChildEnvironment, NoGpuTimelineTurnsCuptiOff) {
+  auto by_default = child_environment({}, settings());
+  EXPECT_FALSE(std::any_of(by_default.begin(), by_default.end(),
+                           [](const std::string& s) { return s.rfind("SYNCSCOPE_GPU_TIMELINE", 0) == 0; }));
+  RecorderSettings s = settings();
+  s.gpu_timeline = false;
+  auto env = child_environment({"SYNCSCOPE_GPU_TIMELINE=1"}, s);
+  EXPECT_TRUE(has(env, "SYNCSCOPE_GPU_TIMELINE=0"));
+  EXPECT_FALSE(has(env, "SYNCSCOPE_GPU_TIMELINE=1"));
+}
+
 TEST(ChildEnvironment, DormantNeedsNoOutputDirectory) {
   RecorderSettings s = settings();
   s.dormant = true;

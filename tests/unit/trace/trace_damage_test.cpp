@@ -72,6 +72,8 @@ Expected expected_for(const std::vector<unsigned char>& bytes, const std::vector
       case RecordType::kProcess: ++x.process; break;
       case RecordType::kPyCode: ++x.py_code; break;
       case RecordType::kPyStack: ++x.py_stacks; break;
+      case RecordType::kGpuActivity:  // not written by these tests (gpu_timeline_trace_test.cpp)
+      case RecordType::kString: break;
       case RecordType::kDrops: {
         uint32_t tid;
         uint64_t n;

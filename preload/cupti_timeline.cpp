@@ -1,0 +1,574 @@
+// The CUPTI adapter of the GPU timeline (docs/gpu-timeline.md). CUPTI's
+// functions are looked up in the dlopen'ed library; its record layouts come
+// from the CUDA 13 headers (checked against cuptiGetVersion). Nothing here
+// is reached from a hooked call: start runs when a trace is opened, the
+// buffer callbacks on CUPTI's thread (or the flushing one), drain and stop
+// on the collector thread.
+#include "preload/cupti_timeline.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "preload/clock.h"
+#include "preload/config.h"
+#include "preload/log.h"
+#include "preload/thread_state.h"
+#include "trace/gpu_record.h"
+#include "trace/writer.h"
+
+namespace syncscope::preload {
+namespace {
+
+constexpr size_t kBufferBytes = 4u << 20;
+constexpr size_t kMaxPendingRecords = 4u << 20;     // beyond: counted, not kept
+constexpr uint64_t kPeriodicFlushNs = 500000000ull;  // ask CUPTI for its records every 0.5 s
+
+// The CUPTI functions used, resolved by name.
+struct CuptiApi {
+  decltype(&cuptiGetVersion) get_version = nullptr;
+  decltype(&cuptiGetResultString) result_string = nullptr;
+  decltype(&cuptiSubscribe) subscribe = nullptr;
+  decltype(&cuptiUnsubscribe) unsubscribe = nullptr;
+  decltype(&cuptiGetCallbackName) callback_name = nullptr;
+  decltype(&cuptiSetThreadIdType) set_thread_id_type = nullptr;
+  decltype(&cuptiActivityRegisterTimestampCallback) register_timestamp = nullptr;
+  decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
+  decltype(&cuptiActivityEnable) enable = nullptr;
+  decltype(&cuptiActivityDisable) disable = nullptr;
+  decltype(&cuptiActivityEnableRuntimeApi) enable_runtime_api = nullptr;
+  decltype(&cuptiActivityEnableDriverApi) enable_driver_api = nullptr;
+  decltype(&cuptiActivityFlushAll) flush_all = nullptr;
+  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
+  decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
+  decltype(&cuptiGetTimestamp) get_timestamp = nullptr;
+};
+
+// Control state: start/stop/periodic flush, under g_control.
+struct Control {
+  std::mutex mutex;
+  void* library = nullptr;
+  std::string library_path;
+  CuptiApi api;
+  bool active = false;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<CUpti_ActivityKind> enabled;
+  std::vector<std::pair<CUpti_CallbackDomain, uint32_t>> enabled_apis;  // per-cbid enabling, to undo
+  uint64_t last_flush_ns = 0;
+  bool at_exit_registered = false;
+};
+
+// What the buffer callbacks hand to the collector, under its own mutex
+// (CUPTI may call back on its thread while the collector holds g_control).
+struct Pending {
+  std::mutex mutex;
+  std::vector<GpuRecord> records;
+  std::vector<std::pair<uint32_t, std::string>> new_strings;
+  std::vector<std::pair<std::string, std::string>> notes;
+  std::unordered_map<std::string, uint32_t> names;  // kernel name -> string id, per trace file
+  uint64_t dropped_here = 0;   // pending list full
+  uint64_t dropped_cupti = 0;  // CUPTI's own count
+};
+
+// Read by the buffer callbacks without a lock: set before kinds are enabled.
+struct Filter {
+  bool runtime = false, driver = false;  // whole kinds enabled: keep only these cbids
+  std::unordered_set<uint32_t> runtime_keep, driver_keep;
+};
+
+alignas(Control) unsigned char g_control_storage[sizeof(Control)];
+alignas(Pending) unsigned char g_pending_storage[sizeof(Pending)];
+Control* g_control = new (g_control_storage) Control();  // never destroyed: used at exit
+Pending* g_pending = new (g_pending_storage) Pending();
+Filter g_filter;
+std::atomic<bool> g_timestamp_callback{false};  // CUPTI's clock is ours; else subtract the offset
+std::atomic<int64_t> g_offset_ns{0};            // CUPTI timestamp - CLOCK_MONOTONIC
+bool g_forked_child = false;
+
+const char* result_text(const CuptiApi& api, CUptiResult result) {
+  const char* text = nullptr;
+  if (api.result_string != nullptr && api.result_string(result, &text) == CUPTI_SUCCESS && text != nullptr) {
+    return text;
+  }
+  return "CUPTI error";
+}
+
+void note(std::string key, std::string value) {
+  std::lock_guard<std::mutex> lock(g_pending->mutex);
+  g_pending->notes.emplace_back(std::move(key), std::move(value));
+}
+
+void turn_off(const std::string& why, bool warn) {
+  note("gpu_timeline", "off: " + why);
+  if (warn) {
+    log_warning("GPU timeline off: %s; recording host calls only", why.c_str());
+  } else {
+    log_debug("GPU timeline off: %s", why.c_str());
+  }
+}
+
+uint64_t CUPTIAPI trace_clock_now() { return monotonic_ns(); }
+
+// CUPTI's clock minus ours: the tightest of a few bracketed samples.
+void calibrate_offset(const CuptiApi& api) {
+  if (g_timestamp_callback.load(std::memory_order_relaxed) || api.get_timestamp == nullptr) return;
+  uint64_t best_window = ~0ull;
+  int64_t best = 0;
+  for (int i = 0; i < 5; ++i) {
+    uint64_t before = monotonic_ns();
+    uint64_t cupti = 0;
+    if (api.get_timestamp(&cupti) != CUPTI_SUCCESS) return;
+    uint64_t after = monotonic_ns();
+    if (after - before < best_window) {
+      best_window = after - before;
+      best = static_cast<int64_t>(cupti) - static_cast<int64_t>(before + (after - before) / 2);
+    }
+  }
+  g_offset_ns.store(best, std::memory_order_relaxed);
+}
+
+uint64_t to_trace_clock(uint64_t cupti_ns) {
+  if (cupti_ns == 0 || g_timestamp_callback.load(std::memory_order_relaxed)) return cupti_ns;
+  return static_cast<uint64_t>(static_cast<int64_t>(cupti_ns) - g_offset_ns.load(std::memory_order_relaxed));
+}
+
+int8_t device_of(uint32_t id) { return id <= 127 ? static_cast<int8_t>(id) : int8_t{-1}; }
+
+// ---- buffer callbacks
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+uint32_t intern_name(Pending& p, const char* name) {
+  if (name == nullptr) return 0;
+  auto [it, inserted] = p.names.emplace(name, static_cast<uint32_t>(p.names.size() + 1));
+  if (inserted) p.new_strings.emplace_back(it->second, it->first);
+  return it->second;
+}
+
+// One CUPTI record as a GpuRecord; false for kinds (or calls) not kept.
+bool convert(const CUpti_Activity* activity, Pending& p, GpuRecord* out) {
+  GpuRecord r{};
+  r.device = -1;
+  switch (activity->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(activity);
+      r.kind = static_cast<uint8_t>(GpuKind::kKernel);
+      r.start_ns = k->start;
+      r.end_ns = k->end;
+      r.correlation_id = k->correlationId;
+      r.stream_id = k->streamId;
+      r.context_id = k->contextId;
+      r.graph_id = k->graphId;
+      r.device = device_of(k->deviceId);
+      r.name_id = intern_name(p, k->name);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
+      r.kind = static_cast<uint8_t>(GpuKind::kMemcpy);
+      r.start_ns = m->start;
+      r.end_ns = m->end;
+      r.bytes = m->bytes;
+      r.correlation_id = m->correlationId;
+      r.stream_id = m->streamId;
+      r.context_id = m->contextId;
+      r.graph_id = m->graphId;
+      r.device = device_of(m->deviceId);
+      r.copy_kind = m->copyKind;
+      r.src_kind = m->srcKind;
+      r.dst_kind = m->dstKind;
+      if (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) r.flags |= kGpuFlagAsync;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
+      r.kind = static_cast<uint8_t>(GpuKind::kMemset);
+      r.start_ns = m->start;
+      r.end_ns = m->end;
+      r.bytes = m->bytes;
+      r.correlation_id = m->correlationId;
+      r.stream_id = m->streamId;
+      r.context_id = m->contextId;
+      r.graph_id = m->graphId;
+      r.device = device_of(m->deviceId);
+      r.src_kind = static_cast<uint8_t>(m->memoryKind);
+      if (m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) r.flags |= kGpuFlagAsync;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(activity);
+      r.kind = static_cast<uint8_t>(GpuKind::kSync);
+      r.start_ns = s->start;
+      r.end_ns = s->end;
+      r.correlation_id = s->correlationId;
+      r.stream_id = s->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? 0 : s->streamId;
+      r.context_id = s->contextId;
+      r.name_id = static_cast<uint32_t>(s->type);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(activity);
+      bool runtime = activity->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+      if (runtime && g_filter.runtime && g_filter.runtime_keep.count(a->cbid) == 0) return false;
+      if (!runtime && g_filter.driver && g_filter.driver_keep.count(a->cbid) == 0) return false;
+      r.kind = static_cast<uint8_t>(runtime ? GpuKind::kRuntimeApi : GpuKind::kDriverApi);
+      r.start_ns = a->start;
+      r.end_ns = a->end;
+      r.correlation_id = a->correlationId;
+      r.name_id = a->cbid;
+      r.tid = a->threadId;
+      r.result = a->returnValue;
+      break;
+    }
+    default:
+      return false;
+  }
+  r.start_ns = to_trace_clock(r.start_ns);
+  r.end_ns = to_trace_clock(r.end_ns);
+  *out = r;
+  return true;
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
+  const CuptiApi& api = g_control->api;  // set before callbacks were registered, never changed after
+  if (buffer == nullptr) return;
+  if (valid > 0 && api.next_record != nullptr && !g_forked_child) {  // a child's records are not its own
+    std::lock_guard<std::mutex> lock(g_pending->mutex);
+    Pending& p = *g_pending;
+    CUpti_Activity* activity = nullptr;
+    while (api.next_record(buffer, valid, &activity) == CUPTI_SUCCESS) {
+      GpuRecord r;
+      if (!convert(activity, p, &r)) continue;
+      if (p.records.size() >= kMaxPendingRecords) {
+        ++p.dropped_here;
+        continue;
+      }
+      p.records.push_back(r);
+    }
+    size_t dropped = 0;
+    if (api.dropped_records != nullptr && api.dropped_records(context, stream_id, &dropped) == CUPTI_SUCCESS) {
+      p.dropped_cupti += dropped;
+    }
+  }
+  std::free(buffer);
+}
+
+// ---- start
+
+template <typename T>
+bool resolve(void* library, const char* name, T* out) {
+  *out = reinterpret_cast<T>(dlsym(library, name));
+  return *out != nullptr;
+}
+
+bool resolve_all(Control& c, std::string* missing) {
+  CuptiApi& a = c.api;
+  void* l = c.library;
+  struct Required {
+    const char* name;
+    bool ok;
+  } required[] = {
+      {"cuptiGetVersion", resolve(l, "cuptiGetVersion", &a.get_version)},
+      {"cuptiSubscribe", resolve(l, "cuptiSubscribe", &a.subscribe)},
+      {"cuptiUnsubscribe", resolve(l, "cuptiUnsubscribe", &a.unsubscribe)},
+      {"cuptiActivityRegisterCallbacks", resolve(l, "cuptiActivityRegisterCallbacks", &a.register_callbacks)},
+      {"cuptiActivityEnable", resolve(l, "cuptiActivityEnable", &a.enable)},
+      {"cuptiActivityDisable", resolve(l, "cuptiActivityDisable", &a.disable)},
+      {"cuptiActivityFlushAll", resolve(l, "cuptiActivityFlushAll", &a.flush_all)},
+      {"cuptiActivityGetNextRecord", resolve(l, "cuptiActivityGetNextRecord", &a.next_record)},
+  };
+  // Optional: each has a fallback.
+  resolve(l, "cuptiGetResultString", &a.result_string);
+  resolve(l, "cuptiGetCallbackName", &a.callback_name);
+  resolve(l, "cuptiSetThreadIdType", &a.set_thread_id_type);
+  resolve(l, "cuptiActivityRegisterTimestampCallback", &a.register_timestamp);
+  resolve(l, "cuptiActivityEnableRuntimeApi", &a.enable_runtime_api);
+  resolve(l, "cuptiActivityEnableDriverApi", &a.enable_driver_api);
+  resolve(l, "cuptiActivityGetNumDroppedRecords", &a.dropped_records);
+  resolve(l, "cuptiGetTimestamp", &a.get_timestamp);
+  for (const Required& r : required) {
+    if (!r.ok) {
+      *missing = r.name;
+      return false;
+    }
+  }
+  return true;
+}
+
+void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+// The calls that make GPU work or wait for it: their API records are the join.
+bool keep_call(const char* name, bool runtime) {
+  static const char* const kRuntime[] = {"cudaLaunch", "__cudaLaunch", "cudaMemcpy", "cudaMemset",
+                                         "cudaGraphLaunch", "cudaStreamSynchronize", "cudaDeviceSynchronize",
+                                         "cudaEventSynchronize", "cudaStreamWaitEvent", "cudaFree"};
+  static const char* const kDriver[] = {"cuLaunch", "cuMemcpy", "cuMemset", "cuGraphLaunch", "cuStreamSynchronize",
+                                        "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuMemFree"};
+  if (name == nullptr) return false;
+  if (runtime) {
+    for (const char* prefix : kRuntime) {
+      if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) return true;
+    }
+  } else {
+    for (const char* prefix : kDriver) {
+      if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) return true;
+    }
+  }
+  return false;
+}
+
+// API records for the kept calls only where CUPTI allows it per call; else
+// the whole kind, filtered when buffers complete. Returns a note.
+std::string enable_api_records(Control& c, bool runtime) {
+  CUpti_CallbackDomain domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+  uint32_t size = runtime ? uint32_t{CUPTI_RUNTIME_TRACE_CBID_SIZE} : uint32_t{CUPTI_DRIVER_TRACE_CBID_SIZE};
+  std::unordered_set<uint32_t>& keep = runtime ? g_filter.runtime_keep : g_filter.driver_keep;
+  keep.clear();
+  if (c.api.callback_name != nullptr) {
+    for (uint32_t cbid = 1; cbid < size; ++cbid) {
+      const char* name = nullptr;
+      if (c.api.callback_name(domain, cbid, &name) == CUPTI_SUCCESS && keep_call(name, runtime)) keep.insert(cbid);
+    }
+  }
+  auto per_call = runtime ? c.api.enable_runtime_api : c.api.enable_driver_api;
+  if (per_call != nullptr && !keep.empty()) {
+    size_t enabled = 0;
+    for (uint32_t cbid : keep) {
+      if (per_call(cbid, 1) == CUPTI_SUCCESS) {
+        c.enabled_apis.emplace_back(domain, cbid);
+        ++enabled;
+      }
+    }
+    if (enabled == keep.size()) return std::to_string(enabled) + " calls";
+    for (auto it = c.enabled_apis.begin(); it != c.enabled_apis.end();) {  // undo, then the whole kind
+      if (it->first == domain) {
+        per_call(it->second, 0);
+        it = c.enabled_apis.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  CUpti_ActivityKind kind = runtime ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
+  (runtime ? g_filter.runtime : g_filter.driver) = !keep.empty();
+  CUptiResult result = c.api.enable(kind);
+  if (result != CUPTI_SUCCESS) return std::string("not enabled: ") + result_text(c.api, result);
+  c.enabled.push_back(kind);
+  return keep.empty() ? "all calls" : "all calls, " + std::to_string(keep.size()) + " kept";
+}
+
+void release(Control& c) {
+  for (CUpti_ActivityKind kind : c.enabled) c.api.disable(kind);
+  c.enabled.clear();
+  for (const auto& [domain, cbid] : c.enabled_apis) {
+    auto per_call = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? c.api.enable_runtime_api : c.api.enable_driver_api;
+    if (per_call != nullptr) per_call(cbid, 0);
+  }
+  c.enabled_apis.clear();
+  if (c.subscriber != nullptr) c.api.unsubscribe(c.subscriber);
+  c.subscriber = nullptr;
+  c.active = false;
+}
+
+void stop_locked(Control& c) {
+  if (!c.active) return;
+  c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // hands every buffer back through buffer_completed
+  release(c);
+  std::lock_guard<std::mutex> lock(g_pending->mutex);
+  Pending& p = *g_pending;
+  if (p.dropped_here + p.dropped_cupti > 0) {
+    p.notes.emplace_back("gpu_timeline.dropped", std::to_string(p.dropped_here + p.dropped_cupti));
+  }
+}
+
+// Before CUPTI's own exit handlers (registered earlier, so run later): its
+// records must be out before it tears down. The collector writes them.
+void at_exit() {
+  Control& c = *g_control;
+  if (!c.mutex.try_lock()) return;  // a stop is under way
+  stop_locked(c);
+  c.mutex.unlock();
+}
+
+void after_fork_child() {
+  // The parent's CUPTI state is not the child's (CUDA does not survive fork).
+  new (g_control_storage) Control();
+  g_control = reinterpret_cast<Control*>(g_control_storage);
+  new (g_pending_storage) Pending();
+  g_pending = reinterpret_cast<Pending*>(g_pending_storage);
+  g_forked_child = true;
+}
+
+bool start_locked(Control& c, std::string* why, bool* warn) {
+  if (c.library == nullptr) {
+    c.library = open_cupti_library(&c.library_path, why);
+    if (c.library == nullptr) return false;
+    std::string missing;
+    if (!resolve_all(c, &missing)) {
+      *why = c.library_path + " lacks " + missing;
+      c.library = nullptr;  // never dlclose'd: harmless, and CUPTI may be someone else's
+      return false;
+    }
+  }
+  uint32_t version = 0;
+  c.api.get_version(&version);
+  // Record layouts are CUPTI 13's (CUPTI_API_VERSION 130000 and up).
+  if (version / 10000 != CUPTI_API_VERSION / 10000) {
+    *why = "CUPTI API version " + std::to_string(version) + " in " + c.library_path + ", this build reads " +
+           std::to_string(CUPTI_API_VERSION / 10000) + ".x";
+    return false;
+  }
+  CUptiResult result = c.api.subscribe(&c.subscriber, ignore_callback, nullptr);
+  if (result != CUPTI_SUCCESS) {
+    c.subscriber = nullptr;
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+      *why = "CUPTI is in use by another tool (torch.profiler, Nsight Systems?)";
+      *warn = true;
+    } else {
+      *why = std::string("cuptiSubscribe failed: ") + result_text(c.api, result);
+      *warn = result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+    }
+    return false;
+  }
+  c.active = true;
+  bool system_tids = c.api.set_thread_id_type != nullptr &&
+                     c.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
+  if (!system_tids) note("gpu_timeline.thread_ids", "pthread (records cannot join by thread)");
+  bool callback = c.api.register_timestamp != nullptr && c.api.register_timestamp(trace_clock_now) == CUPTI_SUCCESS;
+  g_timestamp_callback.store(callback, std::memory_order_relaxed);
+  calibrate_offset(c.api);
+  result = c.api.register_callbacks(buffer_requested, buffer_completed);
+  if (result != CUPTI_SUCCESS) {
+    *why = std::string("cuptiActivityRegisterCallbacks failed: ") + result_text(c.api, result);
+    release(c);
+    return false;
+  }
+  std::string kinds;
+  std::string refused;
+  const std::pair<CUpti_ActivityKind, const char*> gpu_kinds[] = {
+      {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernel"},
+      {CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"},
+      {CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
+      {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
+  };
+  for (const auto& [kind, name] : gpu_kinds) {
+    result = c.api.enable(kind);
+    if (result == CUPTI_SUCCESS) {
+      c.enabled.push_back(kind);
+      kinds += kinds.empty() ? name : std::string(",") + name;
+    } else {
+      refused += std::string(refused.empty() ? "" : ", ") + name + ": " + result_text(c.api, result);
+    }
+  }
+  if (c.enabled.empty()) {
+    *why = "CUPTI enabled no GPU activity kind (" + refused + ")";
+    release(c);
+    return false;
+  }
+  std::string runtime_apis = enable_api_records(c, true);
+  std::string driver_apis = enable_api_records(c, false);
+  note("gpu_timeline", "on");
+  note("gpu_timeline.cupti", c.library_path + " (API " + std::to_string(version) + ")");
+  note("gpu_timeline.clock", callback ? "callback" : "offset");
+  note("gpu_timeline.kinds", kinds);
+  note("gpu_timeline.api_records", "runtime: " + runtime_apis + "; driver: " + driver_apis);
+  if (!refused.empty()) note("gpu_timeline.refused", refused);
+  c.last_flush_ns = monotonic_ns();
+  if (!c.at_exit_registered) {
+    std::atexit(at_exit);
+    c.at_exit_registered = true;
+  }
+  log_debug("GPU timeline on (%s, %s clock)", c.library_path.c_str(), callback ? "callback" : "offset");
+  return true;
+}
+
+std::once_flag g_atfork_once;
+
+}  // namespace
+
+void gpu_timeline_start() {
+  std::call_once(g_atfork_once, [] { pthread_atfork(nullptr, nullptr, after_fork_child); });
+  {
+    // A new trace file: its kernel names are written afresh.
+    std::lock_guard<std::mutex> lock(g_pending->mutex);
+    g_pending->names.clear();
+    g_pending->new_strings.clear();
+    g_pending->records.clear();
+    g_pending->notes.clear();
+    g_pending->dropped_here = g_pending->dropped_cupti = 0;
+  }
+  if (!config().gpu_timeline) {
+    turn_off("disabled (SYNCSCOPE_GPU_TIMELINE=0)", false);
+    return;
+  }
+  if (g_forked_child) {
+    turn_off("forked child (CUPTI does not follow fork)", false);
+    return;
+  }
+  Control& c = *g_control;
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.active) return;
+  // CUPTI's own CUDA calls must never be recorded.
+  bool was_in_hook = tls_in_hook;
+  tls_in_hook = true;
+  std::string why;
+  bool warn = false;
+  if (!start_locked(c, &why, &warn)) turn_off(why, warn);
+  tls_in_hook = was_in_hook;
+}
+
+void gpu_timeline_drain(TraceWriter& writer) {
+  Control& c = *g_control;
+  if (c.mutex.try_lock()) {  // never wait for a start or stop
+    if (c.active) {
+      uint64_t now = monotonic_ns();
+      if (now - c.last_flush_ns >= kPeriodicFlushNs) {
+        c.last_flush_ns = now;
+        calibrate_offset(c.api);
+        c.api.flush_all(0);  // completed buffers come back through buffer_completed
+      }
+    }
+    c.mutex.unlock();
+  }
+  std::vector<GpuRecord> records;
+  std::vector<std::pair<uint32_t, std::string>> strings;
+  std::vector<std::pair<std::string, std::string>> notes;
+  {
+    std::lock_guard<std::mutex> lock(g_pending->mutex);
+    records.swap(g_pending->records);
+    strings.swap(g_pending->new_strings);
+    notes.swap(g_pending->notes);
+  }
+  for (const auto& [key, value] : notes) writer.add_process_info(key, value);
+  for (const auto& [id, text] : strings) writer.add_string(id, text);
+  writer.add_gpu_records(records.data(), records.size());
+}
+
+void gpu_timeline_stop() {
+  Control& c = *g_control;
+  std::lock_guard<std::mutex> lock(c.mutex);
+  bool was_in_hook = tls_in_hook;
+  tls_in_hook = true;
+  stop_locked(c);
+  tls_in_hook = was_in_hook;
+}
+
+}  // namespace syncscope::preload

@@ -1,0 +1,189 @@
+// The GPU timeline end to end (docs/gpu-timeline.md): `syncscope run` on the
+// examples under the fake runtime and the fake libcupti.so.13 beside it.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/integration/harness.h"
+#include "trace/api.h"
+#include "trace/gpu_record.h"
+#include "trace/reader.h"
+
+namespace syncscope::testing {
+namespace {
+
+struct Recorded {
+  RunResult result;
+  std::vector<ProcessTrace> traces;
+};
+
+Recorded record(const std::string& name, const std::string& example_name, std::map<std::string, std::string> env,
+                std::vector<std::string> run_flags = {}, std::vector<std::string> args = {}) {
+  std::string dir = fresh_dir(name);
+  std::vector<std::string> argv = {syncscope_bin(), "run", "--no-report", "-o", dir + "/t"};
+  argv.insert(argv.end(), run_flags.begin(), run_flags.end());
+  argv.push_back("--");
+  argv.push_back(example(example_name));
+  argv.insert(argv.end(), args.begin(), args.end());
+  for (const auto& [k, v] : fake_runtime_env()) env.emplace(k, v);
+  Recorded out;
+  out.result = run(argv, env);
+  EXPECT_EQ(out.result.exit_code, 0) << out.result.err;
+  out.traces = load_traces(dir + "/t");
+  for (const ProcessTrace& t : out.traces) EXPECT_TRUE(t.complete) << t.truncation;
+  return out;
+}
+
+bool causes_gpu_work(const Event& e) {
+  if (e.flags & (kFlagCapturing | kFlagError)) return false;
+  ApiFamily f = api_family(e.api);
+  return f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch || f == ApiFamily::kCopy ||
+         f == ApiFamily::kMemset;
+}
+
+// Every launch, copy and memset has its GPU record, every GPU record its call.
+void expect_joined(const ProcessTrace& trace, size_t min_checked = 10, const char* kernel = "syncscope_spin") {
+  std::vector<std::vector<const GpuActivity*>> by_event(trace.events.size());
+  for (const GpuActivity& a : trace.gpu_activity) {
+    EXPECT_GE(a.event_index, 0) << gpu_kind_name(a.kind) << " correlation " << a.correlation_id << " not joined";
+    if (a.event_index < 0) continue;
+    by_event[a.event_index].push_back(&a);
+    EXPECT_LE(a.start_ns, a.end_ns);
+  }
+  size_t checked = 0;
+  for (size_t i = 0; i < trace.events.size(); ++i) {
+    const Event& e = trace.events[i];
+    if (!causes_gpu_work(e) || e.bytes == 0 && api_family(e.api) != ApiFamily::kLaunch &&
+                                   api_family(e.api) != ApiFamily::kGraphLaunch) {
+      continue;
+    }
+    ++checked;
+    ASSERT_FALSE(by_event[i].empty()) << api_name(e.api) << " at " << e.start_ns << " has no GPU record";
+    for (const GpuActivity* a : by_event[i]) {
+      // The GPU work starts after the call began (the clocks agree).
+      EXPECT_GE(a->start_ns + 1000, e.start_ns) << api_name(e.api);
+      if (api_family(e.api) == ApiFamily::kLaunch) {
+        EXPECT_EQ(a->kind, static_cast<uint8_t>(GpuKind::kKernel)) << api_name(e.api);
+        EXPECT_NE(trace.gpu_name(*a).find(kernel), std::string_view::npos) << trace.gpu_name(*a);
+        EXPECT_EQ(a->stream, e.stream);
+      }
+      if (api_family(e.api) == ApiFamily::kCopy && e.api != static_cast<uint16_t>(ApiId::cudaMemcpy2D) &&
+          e.api != static_cast<uint16_t>(ApiId::cudaMemcpy2DAsync)) {
+        EXPECT_EQ(a->kind, static_cast<uint8_t>(GpuKind::kMemcpy));
+        EXPECT_EQ(a->bytes, e.bytes) << api_name(e.api);
+      }
+    }
+  }
+  EXPECT_GE(checked, min_checked);
+}
+
+TEST(GpuTimeline, JoinsEveryLaunchCopyAndMemsetToItsCall) {
+  Recorded r = record("gpu-tour", "api_tour", {});
+  ASSERT_EQ(r.traces.size(), 1u);
+  const ProcessTrace& t = r.traces[0];
+  EXPECT_EQ(t.info("gpu_timeline"), "on");
+  EXPECT_EQ(t.info("gpu_timeline.clock"), "callback");
+  EXPECT_NE(t.info("gpu_timeline.cupti").find("libcupti.so.13"), std::string::npos);
+  ASSERT_FALSE(t.gpu_activity.empty());
+  expect_joined(t);
+
+  // API records were kept for the calls that matter only (not cudaMalloc).
+  for (const GpuRecord& api : t.gpu_api) EXPECT_NE(api.name_id, 20u) << "cudaMalloc's API record kept";
+  // The pageable H2D cudaMemcpy: its memory kinds; the graph's kernel.
+  bool pageable_h2d = false, graph_kernel = false, stream_sync = false;
+  for (const GpuActivity& a : t.gpu_activity) {
+    if (a.event_index < 0) continue;
+    const Event& e = t.events[a.event_index];
+    if (e.api == static_cast<uint16_t>(ApiId::cudaMemcpy) && a.kind == static_cast<uint8_t>(GpuKind::kMemcpy)) {
+      EXPECT_EQ(gpu_memory_kind_name(a.src_kind), "pageable");
+      EXPECT_EQ(gpu_memory_kind_name(a.dst_kind), "device");
+      EXPECT_EQ(a.copy_kind, static_cast<uint8_t>(GpuCopyKind::kHtoD));
+      pageable_h2d = true;
+    }
+    if (e.api == static_cast<uint16_t>(ApiId::cudaGraphLaunch)) {
+      EXPECT_NE(a.graph_id, 0u);
+      graph_kernel |= a.kind == static_cast<uint8_t>(GpuKind::kKernel);
+    }
+    if (e.api == static_cast<uint16_t>(ApiId::cudaStreamSynchronize)) {
+      EXPECT_EQ(a.kind, static_cast<uint8_t>(GpuKind::kSync));
+      EXPECT_LE(a.end_ns, e.end_ns + 1000);
+      stream_sync = true;
+    }
+  }
+  EXPECT_TRUE(pageable_h2d);
+  EXPECT_TRUE(graph_kernel);
+  EXPECT_TRUE(stream_sync);
+}
+
+TEST(GpuTimeline, DriverLaunchesJoinToo) {
+  Recorded r = record("gpu-driver", "driver_tour", {});
+  ASSERT_EQ(r.traces.size(), 1u);
+  EXPECT_EQ(r.traces[0].info("gpu_timeline"), "on");
+  expect_joined(r.traces[0], 10, "");  // its kernels have other names
+}
+
+TEST(GpuTimeline, OffsetClockWhenTheCallbackIsRefused) {
+  // CUPTI's default clock is CLOCK_REALTIME: the recorder measures the offset.
+  Recorded r = record("gpu-offset", "api_tour", {{"FAKECUPTI_NO_TIMESTAMP_CALLBACK", "1"}});
+  ASSERT_EQ(r.traces.size(), 1u);
+  EXPECT_EQ(r.traces[0].info("gpu_timeline.clock"), "offset");
+  expect_joined(r.traces[0]);
+}
+
+TEST(GpuTimeline, AnotherSubscriberLeavesTheRunHostOnly) {
+  Recorded r = record("gpu-taken", "api_tour", {{"FAKECUPTI_TAKEN", "1"}});
+  ASSERT_EQ(r.traces.size(), 1u);
+  const ProcessTrace& t = r.traces[0];
+  EXPECT_EQ(t.info("gpu_timeline").rfind("off: CUPTI is in use by another tool", 0), 0u) << t.info("gpu_timeline");
+  EXPECT_TRUE(t.gpu_activity.empty());
+  EXPECT_GT(count_api(t, ApiId::__cudaLaunchKernel), 0u);  // host calls recorded as ever
+  EXPECT_NE(r.result.err.find("GPU timeline off"), std::string::npos) << r.result.err;
+}
+
+TEST(GpuTimeline, WrongCuptiVersionLeavesTheRunHostOnly) {
+  Recorded r = record("gpu-version", "api_tour", {{"FAKECUPTI_VERSION", "120800"}});
+  ASSERT_EQ(r.traces.size(), 1u);
+  EXPECT_EQ(r.traces[0].info("gpu_timeline").rfind("off: CUPTI API version 120800", 0), 0u)
+      << r.traces[0].info("gpu_timeline");
+  EXPECT_TRUE(r.traces[0].gpu_activity.empty());
+}
+
+TEST(GpuTimeline, MissingCuptiLeavesTheRunHostOnly) {
+  Recorded r = record("gpu-missing", "api_tour", {{"SYNCSCOPE_CUPTI_LIBRARY", "/nonexistent/libcupti.so.13"}});
+  ASSERT_EQ(r.traces.size(), 1u);
+  EXPECT_EQ(r.traces[0].info("gpu_timeline").rfind("off: cannot load SYNCSCOPE_CUPTI_LIBRARY", 0), 0u)
+      << r.traces[0].info("gpu_timeline");
+  EXPECT_TRUE(r.traces[0].gpu_activity.empty());
+  EXPECT_EQ(r.result.err.find("GPU timeline off"), std::string::npos) << "only a taken CUPTI warns";
+}
+
+TEST(GpuTimeline, TurnedOffByEnvironmentOrFlag) {
+  Recorded by_env = record("gpu-env-off", "api_tour", {{"SYNCSCOPE_GPU_TIMELINE", "0"}});
+  Recorded by_flag = record("gpu-flag-off", "api_tour", {}, {"--no-gpu-timeline"});
+  for (const Recorded* r : {&by_env, &by_flag}) {
+    ASSERT_EQ(r->traces.size(), 1u);
+    EXPECT_EQ(r->traces[0].info("gpu_timeline"), "off: disabled (SYNCSCOPE_GPU_TIMELINE=0)");
+    EXPECT_TRUE(r->traces[0].gpu_activity.empty());
+    EXPECT_TRUE(r->traces[0].gpu_api.empty());
+  }
+}
+
+TEST(GpuTimeline, ForkedChildIsHostOnly) {
+  Recorded r = record("gpu-fork", "fork_child", {});
+  ASSERT_EQ(r.traces.size(), 2u);
+  int on = 0, child_off = 0;
+  for (const ProcessTrace& t : r.traces) {
+    if (t.info("gpu_timeline") == "on") {
+      ++on;
+      expect_joined(t, 0);
+    }
+    if (t.info("gpu_timeline") == "off: forked child (CUPTI does not follow fork)") ++child_off;
+  }
+  EXPECT_EQ(on, 1);
+  EXPECT_EQ(child_off, 1);
+}
+
+}  // namespace
+}  // namespace syncscope::testing

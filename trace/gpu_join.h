@@ -1,0 +1,22 @@
+// Joining the GPU timeline to the recorded calls (docs/gpu-timeline.md, "The
+// join"): correlation id -> CUPTI API record -> the event on the same thread
+// whose span contains it. Offline, in the reader: nothing in the target.
+#pragma once
+
+#include "trace/reader.h"
+
+namespace syncscope {
+
+// Slack allowed between an API record's span and the event that contains it
+// (TSC conversion error, clock sampling).
+inline constexpr uint64_t kGpuJoinSlackNs = 1000;
+
+// Sorts trace.gpu_activity and trace.gpu_api by start and fills each
+// activity's event_index and stream. Expects trace.events sorted by start.
+void join_gpu_activity(ProcessTrace& trace);
+
+// Whether an event of this API may have caused (or waited for) GPU work of
+// this kind.
+bool gpu_kind_fits_api(uint8_t gpu_kind, uint16_t api);
+
+}  // namespace syncscope
