@@ -15,7 +15,7 @@ struct Config {
   bool python = true;               // SYNCSCOPE_PYTHON=0 disables Python frames
   int log_level = 1;                // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug
   bool force_monotonic_clock = false;  // SYNCSCOPE_CLOCK=monotonic: never use the TSC
-  bool gpu_timeline = true;         // SYNCSCOPE_GPU_TIMELINE=0: no CUPTI (docs/gpu-timeline.md)
+  bool gpu_timeline = false;        // SYNCSCOPE_GPU_TIMELINE=1: CUPTI timeline (docs/gpu-timeline.md)
   bool dormant = false;             // SYNCSCOPE_DORMANT=1: hooks in, recording off until `syncscope attach`
   // SYNCSCOPE_STATUS_FD=FD:PID:DEV:INO (trace/recording_status.h): where to
   // tell `syncscope run` that the recording failed; status_fd -1: nowhere.

@@ -516,7 +516,7 @@ void gpu_timeline_start() {
     g_pending->dropped_here = g_pending->dropped_cupti = 0;
   }
   if (!config().gpu_timeline) {
-    turn_off("disabled (SYNCSCOPE_GPU_TIMELINE=0)", false);
+    turn_off("not asked for (syncscope run --gpu-timeline, or SYNCSCOPE_GPU_TIMELINE=1)", false);
     return;
   }
   if (g_forked_child) {

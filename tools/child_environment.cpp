@@ -30,7 +30,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
   if (settings.flush_ms) overrides["SYNCSCOPE_FLUSH_MS"] = std::to_string(*settings.flush_ms);
   if (settings.ring_events) overrides["SYNCSCOPE_RING_EVENTS"] = std::to_string(*settings.ring_events);
   if (!settings.stacks) overrides.insert_or_assign("SYNCSCOPE_STACKS", std::string(1, '0'));
-  if (!settings.gpu_timeline) overrides.insert_or_assign("SYNCSCOPE_GPU_TIMELINE", std::string(1, '0'));
+  if (settings.gpu_timeline) overrides.insert_or_assign("SYNCSCOPE_GPU_TIMELINE", std::string(1, '1'));
   if (!settings.status_channel.empty()) overrides[kStatusFdVariable] = settings.status_channel;
 
   std::string preload = settings.preload_path;

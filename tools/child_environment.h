@@ -20,7 +20,7 @@ struct RecorderSettings {
   // Folder holding syncscope's sitecustomize.py (optimizer-step markers),
   // prepended to PYTHONPATH; empty: none.
   std::string python_hooks_dir{};
-  bool gpu_timeline = true;  // SYNCSCOPE_GPU_TIMELINE=0 when false
+  bool gpu_timeline = false;  // SYNCSCOPE_GPU_TIMELINE=1 when true (else the inherited value)
 };
 
 // `environment` holds "KEY=VALUE" strings; the result likewise.

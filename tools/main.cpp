@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--force", run.force, "Replace traces already in the output directory");
   run_cmd->add_flag("--no-report", no_report, "Record only; print no report (files from --format F=FILE are written)");
   run_cmd->add_flag("--no-stacks", no_stacks, "Do not capture native stacks");
-  run_cmd->add_flag("--no-gpu-timeline", [&run](int64_t) { run.gpu_timeline = false; },
-                    "Do not record the GPU's activity with CUPTI (host calls only)");
+  run_cmd->add_flag("--gpu-timeline", run.gpu_timeline,
+                    "Also record the GPU's activity with CUPTI (experimental: not yet proven on a GPU)");
   run_cmd->add_flag("--dormant", run.dormant,
                     "Install the hooks but record nothing until `syncscope attach PID` (cost: one load per CUDA call)");
   run_cmd->add_option("--flush-ms", flush_ms, "Collector flush interval in ms (default 50)")->check(CLI::Range(1, 60000));

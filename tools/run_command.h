@@ -18,7 +18,7 @@ struct RunOptions {
   std::optional<unsigned> flush_ms;
   std::optional<unsigned> ring_events;
   bool stacks = true;
-  bool gpu_timeline = true;  // false: SYNCSCOPE_GPU_TIMELINE=0 (no CUPTI)
+  bool gpu_timeline = false;  // --gpu-timeline: SYNCSCOPE_GPU_TIMELINE=1 (CUPTI)
   bool dormant = false;  // hooks in, nothing recorded until `syncscope attach`
   std::vector<std::string> command;
 };

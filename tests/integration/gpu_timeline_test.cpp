@@ -159,15 +159,20 @@ TEST(GpuTimeline, MissingCuptiLeavesTheRunHostOnly) {
   EXPECT_EQ(r.result.err.find("GPU timeline off"), std::string::npos) << "only a taken CUPTI warns";
 }
 
-TEST(GpuTimeline, TurnedOffByEnvironmentOrFlag) {
+// Opt-in until proven on a GPU: off unless asked for, by flag or environment.
+TEST(GpuTimeline, OffUnlessAskedFor) {
+  Recorded by_default = record("gpu-default-off", "api_tour", {{"SYNCSCOPE_GPU_TIMELINE", ""}});
   Recorded by_env = record("gpu-env-off", "api_tour", {{"SYNCSCOPE_GPU_TIMELINE", "0"}});
-  Recorded by_flag = record("gpu-flag-off", "api_tour", {}, {"--no-gpu-timeline"});
-  for (const Recorded* r : {&by_env, &by_flag}) {
+  for (const Recorded* r : {&by_default, &by_env}) {
     ASSERT_EQ(r->traces.size(), 1u);
-    EXPECT_EQ(r->traces[0].info("gpu_timeline"), "off: disabled (SYNCSCOPE_GPU_TIMELINE=0)");
+    EXPECT_EQ(r->traces[0].info("gpu_timeline").rfind("off: not asked for", 0), 0u) << r->traces[0].info("gpu_timeline");
     EXPECT_TRUE(r->traces[0].gpu_activity.empty());
     EXPECT_TRUE(r->traces[0].gpu_api.empty());
   }
+  Recorded by_flag = record("gpu-flag-on", "api_tour", {{"SYNCSCOPE_GPU_TIMELINE", ""}}, {"--gpu-timeline"});
+  ASSERT_EQ(by_flag.traces.size(), 1u);
+  EXPECT_EQ(by_flag.traces[0].info("gpu_timeline"), "on");
+  EXPECT_FALSE(by_flag.traces[0].gpu_activity.empty());
 }
 
 TEST(GpuTimeline, ForkedChildIsHostOnly) {

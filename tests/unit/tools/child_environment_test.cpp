@@ -45,15 +45,15 @@ TEST(ChildEnvironment, OptionsOverrideTheUsersSettings) {
   EXPECT_TRUE(has(env, "SYNCSCOPE_STACKS=0"));
 }
 
-TEST(ChildEnvironment, NoGpuTimelineTurnsCuptiOff) {
+TEST(ChildEnvironment, GpuTimelineTurnsCuptiOn) {
   auto by_default = child_environment({}, settings());
   EXPECT_FALSE(std::any_of(by_default.begin(), by_default.end(),
                            [](const std::string& s) { return s.rfind("SYNCSCOPE_GPU_TIMELINE", 0) == 0; }));
   RecorderSettings s = settings();
-  s.gpu_timeline = false;
-  auto env = child_environment({"SYNCSCOPE_GPU_TIMELINE=1"}, s);
-  EXPECT_TRUE(has(env, "SYNCSCOPE_GPU_TIMELINE=0"));
-  EXPECT_FALSE(has(env, "SYNCSCOPE_GPU_TIMELINE=1"));
+  s.gpu_timeline = true;
+  auto env = child_environment({"SYNCSCOPE_GPU_TIMELINE=0"}, s);
+  EXPECT_TRUE(has(env, "SYNCSCOPE_GPU_TIMELINE=1"));
+  EXPECT_FALSE(has(env, "SYNCSCOPE_GPU_TIMELINE=0"));
 }
 
 TEST(ChildEnvironment, DormantNeedsNoOutputDirectory) {
