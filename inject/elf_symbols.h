@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 
 // st_value of the defined dynamic symbol `name` in the ELF64 file at `path`,
 // read from .dynsym/.dynstr (found through the section headers). With symbol
@@ -20,4 +20,4 @@ absl::StatusOr<uint64_t> elf_dynamic_symbol(const std::string& path, const std::
 // e_machine of an ELF file (EM_X86_64, EM_AARCH64, ...); ELF32 or ELF64.
 absl::StatusOr<uint16_t> elf_machine(const std::string& path);
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

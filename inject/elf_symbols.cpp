@@ -1,4 +1,4 @@
-#include "tools/elf_symbols.h"
+#include "inject/elf_symbols.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 namespace {
 
 // An open file read by offset, closing itself; every read is bounds-checked
@@ -146,4 +146,4 @@ absl::StatusOr<uint16_t> elf_machine(const std::string& path) {
   return static_cast<uint16_t>(m[0] | m[1] << 8);
 }
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject
