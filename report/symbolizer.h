@@ -1,6 +1,7 @@
 // Offline symbolisation of recorded PCs: the trace names each loaded object
 // (path, load bias); the symbolizer reads that ELF file's symbol tables once
-// (.symtab when present, else .dynsym) and names the function around a PC.
+// (.symtab when present, else .dynsym; read with the ELF reader,
+// inject/elf_file.h) and names the function around a PC.
 // heaptrack's split: the preload records addresses, analysis names them.
 #pragma once
 
