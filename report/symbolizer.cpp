@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "inject/elf_file.h"
+#include "report/report_warnings.h"
 
 namespace syncscope {
 
@@ -90,14 +91,38 @@ class ElfSymbols {
   std::vector<Symbol> symbols_;
 };
 
+// One module file's symbols, or why they are not used.
+struct ModuleSymbols {
+  ElfSymbols symbols;
+  bool changed = false;  // not the build that was recorded
+};
+
 namespace {
 
+std::string changed_message(const std::string& path, const std::string& recorded, const elf::BuildId& on_disk) {
+  char now[2 * elf::BuildId::kMaxSize + 1];
+  return path + " is not the file that was recorded (build-id " + recorded + " then, " +
+         (on_disk.empty() ? std::string("none") : std::string(elf::build_id_hex(on_disk, now, sizeof(now)))) +
+         " now): rebuilt or replaced since; its frames are shown as module+offset, not named";
+}
+
 // "[vdso]", "[heap]": kernel-provided or anonymous mappings, no file to read.
-std::unique_ptr<ElfSymbols> read_symbols(const std::string& path) {
-  if (path.empty() || path.front() == '[') return std::make_unique<ElfSymbols>();
+std::unique_ptr<ModuleSymbols> read_symbols(const std::string& path, const std::string& recorded_build_id) {
+  auto out = std::make_unique<ModuleSymbols>();
+  if (path.empty() || path.front() == '[') return out;
   elf::ElfFile file;
-  if (file.open(path) != elf::ElfFile::Status::kOk) return std::make_unique<ElfSymbols>();
-  return std::make_unique<ElfSymbols>(file.image());
+  if (file.open(path) != elf::ElfFile::Status::kOk) return out;
+  if (!recorded_build_id.empty()) {
+    const elf::BuildId on_disk = file.image().build_id();
+    char hex[2 * elf::BuildId::kMaxSize + 1];
+    if (recorded_build_id != elf::build_id_hex(on_disk, hex, sizeof(hex))) {
+      out->changed = true;
+      warn_once(changed_message(path, recorded_build_id, on_disk));
+      return out;
+    }
+  }
+  out->symbols = ElfSymbols(file.image());
+  return out;
 }
 
 }  // namespace
@@ -105,12 +130,15 @@ std::unique_ptr<ElfSymbols> read_symbols(const std::string& path) {
 Symbolizer::Symbolizer(const ProcessTrace& trace) : trace_(trace) {}
 Symbolizer::~Symbolizer() = default;
 
-const ElfSymbols* Symbolizer::symbols_for(const Module& module) {
+const ModuleSymbols& Symbolizer::symbols_for(const Module& module) {
   std::string path = module.path;
   if (path.empty()) path = trace_.info("exe");
-  auto it = files_.find(path);
-  if (it == files_.end()) it = files_.emplace(path, read_symbols(path)).first;
-  return it->second.get();
+  // A path loaded twice (a library rebuilt and reloaded mid-run) may have
+  // two recorded builds: each is checked on its own.
+  const std::string key = path + '\0' + module.build_id;
+  auto it = files_.find(key);
+  if (it == files_.end()) it = files_.emplace(key, read_symbols(path, module.build_id)).first;
+  return *it->second;
 }
 
 Frame Symbolizer::symbolize(uint64_t pc, bool innermost) {
@@ -128,7 +156,9 @@ Frame Symbolizer::symbolize(uint64_t pc, bool innermost) {
     frame.offset = pc - module->bias;
     // A return address points past the call: look up the call instruction.
     uint64_t address = pc - module->bias - (innermost ? 0 : 1);
-    if (const ElfSymbols::Symbol* sym = symbols_for(*module)->find(address)) {
+    const ModuleSymbols& file = symbols_for(*module);
+    frame.module_changed = file.changed;
+    if (const ElfSymbols::Symbol* sym = file.changed ? nullptr : file.symbols.find(address)) {
       frame.symbol = demangle(sym->name);
       frame.offset = pc - module->bias - sym->address;
     }
