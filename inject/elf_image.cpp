@@ -129,6 +129,7 @@ bool ElfImage::from_file(const void* data, size_t size, ElfImage* out, const cha
   const auto* header = aligned<Elf64_Ehdr>(bytes);
   if (header == nullptr) return *why = "misaligned in memory", false;
   image.machine_ = header->e_machine;
+  image.type_ = header->e_type;
 
   // Section headers: optional (the dynamic tables are found without them),
   // so damaged ones are ignored rather than refused.
@@ -141,6 +142,8 @@ bool ElfImage::from_file(const void* data, size_t size, ElfImage* out, const cha
       image.section_count_ = image.sections_ != nullptr ? static_cast<size_t>(count) : 0;
     }
   }
+  image.section_names_ = header->e_shstrndx;
+  if (image.section_names_ == SHN_XINDEX && image.section_count_ > 0) image.section_names_ = image.sections_[0].sh_link;
   uint64_t phnum = header->e_phnum;
   if (phnum == PN_XNUM && image.section_count_ > 0) phnum = image.sections_[0].sh_info;
   if (phnum > 0) {
@@ -207,6 +210,15 @@ const void* ElfImage::at_address(uint64_t address, uint64_t size) const {
 const void* ElfImage::section_data(const Elf64_Shdr& section) const {
   if (section.sh_type == SHT_NOBITS) return nullptr;
   return at_offset(section.sh_offset, section.sh_size);
+}
+
+const char* ElfImage::section_name(const Elf64_Shdr& section) const {
+  if (section_names_ == SHN_UNDEF || section_names_ >= section_count_) return "";
+  const Elf64_Shdr& table = sections_[section_names_];
+  const auto* names = static_cast<const char*>(section_data(table));
+  if (names == nullptr || section.sh_name >= table.sh_size) return "";
+  const size_t limit = static_cast<size_t>(table.sh_size - section.sh_name);
+  return strnlen(names + section.sh_name, limit) < limit ? names + section.sh_name : "";
 }
 
 bool ElfImage::load_span(uint64_t* low, uint64_t* high) const {

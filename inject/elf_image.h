@@ -102,6 +102,7 @@ class ElfImage {
 
   bool is_loaded() const { return loaded_; }
   uint16_t machine() const { return machine_; }
+  uint16_t type() const { return type_; }  // ET_DYN, ET_EXEC, ... (files only; 0 for a loaded object)
   uintptr_t base() const { return base_; }
   const Elf64_Phdr* program_headers() const { return phdrs_; }
   size_t program_header_count() const { return phdr_count_; }
@@ -116,6 +117,8 @@ class ElfImage {
   uint64_t bytes_at_address(uint64_t address) const;
   // A section's bytes (nullptr for SHT_NOBITS or one lying outside the file).
   const void* section_data(const Elf64_Shdr& section) const;
+  // A section's name from the section name table ("" when it has none).
+  const char* section_name(const Elf64_Shdr& section) const;
 
   // From PT_DYNAMIC; false when the object has none or no symbol table.
   bool dynamic_tables(DynamicTables* out) const;
@@ -140,10 +143,12 @@ class ElfImage {
   size_t size_ = 0;                      // file size (unused for a loaded object)
   uintptr_t base_ = 0;
   uint16_t machine_ = 0;
+  uint16_t type_ = 0;
   const Elf64_Phdr* phdrs_ = nullptr;
   size_t phdr_count_ = 0;
   const Elf64_Shdr* sections_ = nullptr;
   size_t section_count_ = 0;
+  size_t section_names_ = 0;  // index of the section name table (e_shstrndx)
 };
 
 // Every named symbol of the dynamic symbol table (defined or not).

@@ -111,6 +111,20 @@ TEST(ElfFile, FullSymbolTableNamesFunctionsOfTheFixture) {
   EXPECT_EQ(functions["fixture_call_a"], find_dynamic_definition(tables, "fixture_call_a")->st_value);
 }
 
+TEST(ElfFile, SectionNamesAndType) {
+  ElfFile file;
+  ASSERT_EQ(file.open(ELF_FIXTURE_LIB), ElfFile::Status::kOk) << file.error();
+  const ElfImage& image = file.image();
+  EXPECT_EQ(image.type(), ET_DYN);
+  std::map<std::string, uint32_t> types;
+  for (size_t i = 0; i < image.section_count(); ++i) {
+    types[image.section_name(image.sections()[i])] = image.sections()[i].sh_type;
+  }
+  EXPECT_EQ(types[".dynsym"], uint32_t{SHT_DYNSYM});
+  EXPECT_EQ(types[".note.gnu.build-id"], uint32_t{SHT_NOTE});
+  EXPECT_TRUE(types.count(".got"));
+}
+
 TEST(ElfFile, ImportRelocationsOfTheFixture) {
   ElfFile file;
   ASSERT_EQ(file.open(ELF_FIXTURE_LIB), ElfFile::Status::kOk) << file.error();
