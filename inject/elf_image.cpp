@@ -118,16 +118,20 @@ const char* DynamicTables::name_of(const Elf64_Sym& sym) const {
 }
 
 bool ElfImage::from_file(const void* data, size_t size, ElfImage* out, const char** why) {
+  auto refuse = [why](const char* reason) {
+    *why = reason;
+    return false;
+  };
   const auto* bytes = static_cast<const unsigned char*>(data);
   ElfImage image;
   image.data_ = bytes;
   image.size_ = size;
-  if (size < SELFMAG || std::memcmp(bytes, ELFMAG, SELFMAG) != 0) return *why = "no ELF magic", false;
-  if (size < sizeof(Elf64_Ehdr)) return *why = "shorter than an ELF header", false;
-  if (bytes[EI_CLASS] != ELFCLASS64) return *why = "not ELF64", false;
-  if (bytes[EI_DATA] != ELFDATA2LSB) return *why = "not little-endian", false;
+  if (size < SELFMAG || std::memcmp(bytes, ELFMAG, SELFMAG) != 0) return refuse("no ELF magic");
+  if (size < sizeof(Elf64_Ehdr)) return refuse("shorter than an ELF header");
+  if (bytes[EI_CLASS] != ELFCLASS64) return refuse("not ELF64");
+  if (bytes[EI_DATA] != ELFDATA2LSB) return refuse("not little-endian");
   const auto* header = aligned<Elf64_Ehdr>(bytes);
-  if (header == nullptr) return *why = "misaligned in memory", false;
+  if (header == nullptr) return refuse("misaligned in memory");
   image.machine_ = header->e_machine;
   image.type_ = header->e_type;
 
@@ -147,9 +151,9 @@ bool ElfImage::from_file(const void* data, size_t size, ElfImage* out, const cha
   uint64_t phnum = header->e_phnum;
   if (phnum == PN_XNUM && image.section_count_ > 0) phnum = image.sections_[0].sh_info;
   if (phnum > 0) {
-    if (header->e_phentsize != sizeof(Elf64_Phdr)) return *why = "unexpected program header size", false;
+    if (header->e_phentsize != sizeof(Elf64_Phdr)) return refuse("unexpected program header size");
     image.phdrs_ = aligned<Elf64_Phdr>(image.at_offset(header->e_phoff, phnum * sizeof(Elf64_Phdr)));
-    if (image.phdrs_ == nullptr) return *why = "program headers lie past the end of the file", false;
+    if (image.phdrs_ == nullptr) return refuse("program headers lie past the end of the file");
     image.phdr_count_ = static_cast<size_t>(phnum);
   }
   *out = image;

@@ -15,7 +15,8 @@ namespace syncscope::preload {
 // (cheap when none were), in one scan; a symbol listed for the first time
 // (or with a new replacement) is patched in every loaded object, also those
 // scanned before. Skips this library and the object that defines the symbol.
-// Returns the number of slots written.
+// Returns the number of slots written; 0 without waiting when another thread
+// is patching (called from hooks, again and again: a later call catches up).
 int patch_imports(const ImportPatch* patches, int count);
 
 }  // namespace syncscope::preload

@@ -37,6 +37,15 @@ int ImportPatcher::patch_slot(const ImportSlot& slot, void* data) {
 
 int ImportPatcher::patch(const ImportPatch* targets, int count) {
   std::lock_guard<std::mutex> lock(mutex_);
+  return patch_locked(targets, count);
+}
+
+int ImportPatcher::try_patch(const ImportPatch* targets, int count) {
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  return lock.owns_lock() ? patch_locked(targets, count) : 0;
+}
+
+int ImportPatcher::patch_locked(const ImportPatch* targets, int count) {
   for (int i = 0; i < count; ++i) {
     auto [it, added] = targets_.try_emplace(targets[i].symbol, targets[i].replacement);
     if (!added && it->second == targets[i].replacement) continue;

@@ -55,6 +55,10 @@ class ImportPatcher {
   // last call. Returns how many slots this call wrote.
   int patch(const ImportPatch* targets, int count);
   int patch() { return patch(nullptr, 0); }
+  // As patch(), but returns 0 at once when another thread holds the
+  // patcher: for callers inside a hook, which must never wait behind
+  // another thread's scan, nor on a lock a fork() left held in the child.
+  int try_patch(const ImportPatch* targets, int count);
 
   // Puts every patched slot back (newest first) and forgets them; the
   // targets stay, so a later patch() starts over.
@@ -78,6 +82,7 @@ class ImportPatcher {
   using ObjectKey = std::pair<uintptr_t, std::string>;
   struct Pass;
 
+  int patch_locked(const ImportPatch* targets, int count);
   static bool accept_object(uintptr_t base, const char* path, void* pass);
   static int patch_slot(const ImportSlot& slot, void* pass);
 
