@@ -4,11 +4,14 @@
 // hooked symbols (the runtime and driver functions, the driver entry-point
 // lookups, dlsym, PyEval_RestoreThread) in the already-loaded objects is
 // pointed at the hook instead, remembering what it held. Detaching puts
-// every slot back exactly as it was.
+// every slot back exactly as it was. The patching is the import patcher's
+// (import_patcher.h); this file chooses the targets: all of our exports.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "preload/import_patcher.h"
 
 namespace syncscope::preload {
 
@@ -20,11 +23,6 @@ struct RedirectionSummary {
 // call; all on the first). Returns how many slots this call wrote.
 int redirect_imports();
 
-struct RestoreResult {
-  int restored = 0;  // slots written back to their original value
-  int left = 0;      // slots that no longer held our hook (someone else wrote them): left alone
-  int gone = 0;      // slots of objects unloaded meanwhile
-};
 // Puts every redirected slot back; forgets them.
 RestoreResult restore_imports();
 

@@ -1,14 +1,16 @@
 // The import slots of the objects loaded in this process: the GOT entries
 // that JUMP_SLOT (.rela.plt) and GLOB_DAT (.rela.dyn) relocations fill with
 // the address of a function another object defines. Writing one redirects
-// that object's calls (and its address-of) for that symbol. Shared by the
-// PyEval_RestoreThread patch (import_patch.h) and attach's redirection of
-// every hook (import_redirection.h).
+// that object's calls (and its address-of) for that symbol. Used by the one
+// import patcher (import_patcher.h). The ELF structures are read by the ELF
+// reader (inject/elf_image.h) from each object's loaded image: no file I/O.
 #pragma once
 
 #include <link.h>
 
 #include <cstdint>
+
+#include "inject/elf_image.h"
 
 namespace syncscope::preload {
 
@@ -31,21 +33,10 @@ void for_each_import_slot(ImportVisitor visit, void* context, ObjectFilter wants
 // tell cheaply whether anything was loaded since a previous walk.
 unsigned long long objects_ever_loaded();
 
-// A loaded object's dynamic tables, from its PT_DYNAMIC (pointers already
-// absolute). False when it has no dynamic section or symbol table.
-struct DynamicTables {
-  const ElfW(Sym)* symbols = nullptr;
-  const char* strings = nullptr;
-  const ElfW(Rela)* plt_relocations = nullptr;  // DT_JMPREL
-  size_t plt_count = 0;
-  const ElfW(Rela)* relocations = nullptr;  // DT_RELA
-  size_t count = 0;
-  const uint32_t* sysv_hash = nullptr;  // DT_HASH
-  const uint32_t* gnu_hash = nullptr;   // DT_GNU_HASH
-};
-bool read_dynamic_tables(const dl_phdr_info* info, DynamicTables* out);
-// Entries in the dynamic symbol table (its length is known only from a hash table).
-size_t dynamic_symbol_count(const DynamicTables& tables);
+// A loaded object's image, for the ELF reader.
+inline elf::ElfImage loaded_image(const dl_phdr_info* info) {
+  return elf::ElfImage::loaded(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
+}
 
 // Writes one slot atomically, making a RELRO page writable for the moment
 // and read-only again after. False if the page's protection cannot change.

@@ -5,11 +5,11 @@
 
 #include <string>
 
+#include "inject/elf_image.h"
 #include "trace/writer.h"
 
 namespace syncscope::preload {
 namespace {
-
 
 std::string executable_path() {
   char buffer[4096];
@@ -39,20 +39,19 @@ void ModuleTracker::rescan(TraceWriter& writer) {
   struct Found {
     uint64_t begin, end, bias;
     std::string path;
+    elf::BuildId build_id;
   };
   std::vector<Found> found;
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* data) -> int {
         auto* out = static_cast<std::vector<Found>*>(data);
-        uint64_t lo = ~0ull, hi = 0;
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD) continue;
-          uint64_t b = info->dlpi_addr + ph.p_vaddr;
-          if (b < lo) lo = b;
-          if (b + ph.p_memsz > hi) hi = b + ph.p_memsz;
-        }
-        if (hi > lo) out->push_back({lo, hi, info->dlpi_addr, info->dlpi_name ? info->dlpi_name : ""});
+        const elf::ElfImage image = elf::ElfImage::loaded(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
+        uint64_t lo = 0, hi = 0;
+        if (!image.load_span(&lo, &hi)) return 0;
+        // The build-id from the note the loader mapped (no file I/O here):
+        // the report checks it against the file it symbolises with.
+        out->push_back({info->dlpi_addr + lo, info->dlpi_addr + hi, info->dlpi_addr,
+                        info->dlpi_name ? info->dlpi_name : "", image.build_id()});
         return 0;
       },
       &found);
@@ -63,6 +62,7 @@ void ModuleTracker::rescan(TraceWriter& writer) {
     // The main program is listed with an empty name; the vDSO by its soname.
     if (f.path.empty()) f.path = executable_path();
     writer.add_module(f.begin, f.end, f.bias, f.path);
+    writer.add_module_build_id(f.begin, f.build_id.bytes, f.build_id.size);
     known_.push_back({f.begin, f.end});
   }
 }

@@ -14,8 +14,9 @@ namespace syncscope::preload {
 
 class ModuleTracker {
  public:
-  // Writes kModule records for any PC not covered by a module already
-  // written, rescanning the loaded objects (dl_iterate_phdr) at most once per call.
+  // Writes kModule records (each followed by its GNU build-id, read from the
+  // loaded image) for any PC not covered by a module already written,
+  // rescanning the loaded objects (dl_iterate_phdr) at most once per call.
   void cover(const uint64_t* pcs, uint32_t depth, TraceWriter& writer);
   void reset() { known_.clear(); }
 

@@ -2,15 +2,13 @@
 
 #include <cxxabi.h>
 #include <elf.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+
+#include "inject/elf_file.h"
+#include "report/report_warnings.h"
 
 namespace syncscope {
 
@@ -34,7 +32,9 @@ std::string demangle(const std::string& name) {
   return result;
 }
 
-// Function symbols of one ELF file, sorted by address.
+// Function symbols of one ELF file, sorted by address. The file is read by
+// the ELF reader (inject/elf_file.h), which maps it: libtorch_cuda.so is about
+// a gigabyte, its symbol tables a few MiB, and only those pages are read.
 class ElfSymbols {
  public:
   struct Symbol {
@@ -44,7 +44,8 @@ class ElfSymbols {
     std::string name;  // mangled; demangled on lookup
   };
 
-  explicit ElfSymbols(const std::string& path) { load(path); }
+  ElfSymbols() = default;
+  explicit ElfSymbols(const elf::ElfImage& image) { load(image); }
 
   const Symbol* find(uint64_t address) const {
     auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
@@ -57,16 +58,23 @@ class ElfSymbols {
   }
 
  private:
-  // Reads only the ELF header, the section headers and the symbol and string
-  // tables (pread): libtorch_cuda.so is about a gigabyte, its tables a few MiB.
-  void load(const std::string& path) {
-    // "[vdso]", "[heap]": kernel-provided or anonymous mappings, no file to read.
-    if (path.empty() || path.front() == '[') return;
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) load_from(fd, static_cast<uint64_t>(st.st_size));
-    ::close(fd);
+  static int add_symbol(const elf::SymbolEntry& entry, void* data) {
+    const Elf64_Sym& sym = *entry.sym;
+    int type = ELF64_ST_TYPE(sym.st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0 || sym.st_shndx == SHN_UNDEF) return 0;
+    // Exported names (memcpy) before internal aliases (__GI_memcpy), sized before unsized.
+    int bind = ELF64_ST_BIND(sym.st_info);
+    int rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 4) + (sym.st_size == 0 ? 1 : 0);
+    static_cast<std::vector<Symbol>*>(data)->push_back({sym.st_value, sym.st_size, rank, entry.name});
+    return 0;
+  }
+
+  void load(const elf::ElfImage& image) {
+    // Prefer the full symbol table; stripped libraries keep only .dynsym.
+    for (uint32_t table : {uint32_t{SHT_SYMTAB}, uint32_t{SHT_DYNSYM}}) {
+      image.for_each_section_symbol(table, add_symbol, &symbols_);
+      if (!symbols_.empty()) break;
+    }
     std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
       if (a.address != b.address) return a.address < b.address;
       if (a.rank != b.rank) return a.rank < b.rank;
@@ -80,85 +88,57 @@ class ElfSymbols {
                    symbols_.end());
   }
 
-  static bool read_at(int fd, uint64_t offset, void* buffer, size_t size) {
-    auto* out = static_cast<char*>(buffer);
-    while (size > 0) {
-      ssize_t n = ::pread(fd, out, size, static_cast<off_t>(offset));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      out += n;
-      offset += static_cast<uint64_t>(n);
-      size -= static_cast<size_t>(n);
-    }
-    return true;
-  }
-
-  // A section's bytes, or empty when it lies outside the file.
-  static std::vector<char> read_section(int fd, uint64_t file_size, const Elf64_Shdr& sh) {
-    std::vector<char> data;
-    if (sh.sh_type == SHT_NOBITS || sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) return data;
-    data.resize(sh.sh_size);
-    if (!read_at(fd, sh.sh_offset, data.data(), data.size())) data.clear();
-    return data;
-  }
-
-  void load_from(int fd, uint64_t file_size) {
-    Elf64_Ehdr eh;
-    if (file_size < sizeof(eh) || !read_at(fd, 0, &eh, sizeof(eh))) return;
-    if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_ident[EI_DATA] != ELFDATA2LSB) {
-      return;
-    }
-    if (eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > file_size) return;
-    uint64_t count = eh.e_shnum;
-    if (count == 0) {  // extended numbering: the count is in section 0's sh_size
-      Elf64_Shdr first;
-      if (!read_at(fd, eh.e_shoff, &first, sizeof(first))) return;
-      count = first.sh_size;
-    }
-    if (count == 0 || count > (file_size - eh.e_shoff) / sizeof(Elf64_Shdr)) return;
-    std::vector<Elf64_Shdr> sections(count);
-    if (!read_at(fd, eh.e_shoff, sections.data(), count * sizeof(Elf64_Shdr))) return;
-    // Prefer the full symbol table; stripped libraries keep only .dynsym.
-    for (uint32_t wanted : {uint32_t{SHT_SYMTAB}, uint32_t{SHT_DYNSYM}}) {
-      for (const Elf64_Shdr& sh : sections) {
-        if (sh.sh_type != wanted || sh.sh_link >= sections.size()) continue;
-        std::vector<char> table = read_section(fd, file_size, sh);
-        std::vector<char> strings = read_section(fd, file_size, sections[sh.sh_link]);
-        if (table.empty() || strings.empty()) continue;
-        const size_t n = table.size() / sizeof(Elf64_Sym);
-        for (size_t i = 0; i < n; ++i) {
-          Elf64_Sym sym;
-          std::memcpy(&sym, table.data() + i * sizeof(Elf64_Sym), sizeof(sym));
-          int type = ELF64_ST_TYPE(sym.st_info);
-          if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0 || sym.st_shndx == SHN_UNDEF ||
-              sym.st_name >= strings.size()) {
-            continue;
-          }
-          const char* name = strings.data() + sym.st_name;
-          // Exported names (memcpy) before internal aliases (__GI_memcpy), sized before unsized.
-          int bind = ELF64_ST_BIND(sym.st_info);
-          int rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 4) + (sym.st_size == 0 ? 1 : 0);
-          symbols_.push_back(
-              {sym.st_value, sym.st_size, rank, std::string(name, strnlen(name, strings.size() - sym.st_name))});
-        }
-      }
-      if (!symbols_.empty()) break;
-    }
-  }
-
   std::vector<Symbol> symbols_;
 };
+
+// One module file's symbols, or why they are not used.
+struct ModuleSymbols {
+  ElfSymbols symbols;
+  bool changed = false;  // not the build that was recorded
+};
+
+namespace {
+
+std::string changed_message(const std::string& path, const std::string& recorded, const elf::BuildId& on_disk) {
+  char now[2 * elf::BuildId::kMaxSize + 1];
+  return path + " is not the file that was recorded (build-id " + recorded + " then, " +
+         (on_disk.empty() ? std::string("none") : std::string(elf::build_id_hex(on_disk, now, sizeof(now)))) +
+         " now): rebuilt or replaced since; its frames are shown as module+offset, not named";
+}
+
+// "[vdso]", "[heap]": kernel-provided or anonymous mappings, no file to read.
+std::unique_ptr<ModuleSymbols> read_symbols(const std::string& path, const std::string& recorded_build_id) {
+  auto out = std::make_unique<ModuleSymbols>();
+  if (path.empty() || path.front() == '[') return out;
+  elf::ElfFile file;
+  if (file.open(path) != elf::ElfFile::Status::kOk) return out;
+  if (!recorded_build_id.empty()) {
+    const elf::BuildId on_disk = file.image().build_id();
+    char hex[2 * elf::BuildId::kMaxSize + 1];
+    if (recorded_build_id != elf::build_id_hex(on_disk, hex, sizeof(hex))) {
+      out->changed = true;
+      warn_once(changed_message(path, recorded_build_id, on_disk));
+      return out;
+    }
+  }
+  out->symbols = ElfSymbols(file.image());
+  return out;
+}
+
+}  // namespace
 
 Symbolizer::Symbolizer(const ProcessTrace& trace) : trace_(trace) {}
 Symbolizer::~Symbolizer() = default;
 
-const ElfSymbols* Symbolizer::symbols_for(const Module& module) {
+const ModuleSymbols& Symbolizer::symbols_for(const Module& module) {
   std::string path = module.path;
   if (path.empty()) path = trace_.info("exe");
-  auto it = files_.find(path);
-  if (it == files_.end()) it = files_.emplace(path, std::make_unique<ElfSymbols>(path)).first;
-  return it->second.get();
+  // A path loaded twice (a library rebuilt and reloaded mid-run) may have
+  // two recorded builds: each is checked on its own.
+  const std::string key = path + '\0' + module.build_id;
+  auto it = files_.find(key);
+  if (it == files_.end()) it = files_.emplace(key, read_symbols(path, module.build_id)).first;
+  return *it->second;
 }
 
 Frame Symbolizer::symbolize(uint64_t pc, bool innermost) {
@@ -176,7 +156,9 @@ Frame Symbolizer::symbolize(uint64_t pc, bool innermost) {
     frame.offset = pc - module->bias;
     // A return address points past the call: look up the call instruction.
     uint64_t address = pc - module->bias - (innermost ? 0 : 1);
-    if (const ElfSymbols::Symbol* sym = symbols_for(*module)->find(address)) {
+    const ModuleSymbols& file = symbols_for(*module);
+    frame.module_changed = file.changed;
+    if (const ElfSymbols::Symbol* sym = file.changed ? nullptr : file.symbols.find(address)) {
       frame.symbol = demangle(sym->name);
       frame.offset = pc - module->bias - sym->address;
     }

@@ -12,11 +12,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "inject/ptrace_inject.h"
 #include "tools/control_client.h"
 #include "tools/output_dir.h"
 #include "tools/preload_locator.h"
 #include "tools/process_facts.h"
-#include "tools/ptrace_inject.h"
 #include "trace/reader.h"
 
 namespace syncscope {
@@ -53,7 +53,7 @@ absl::StatusOr<ControlConnection> reach(const ProcessFacts& facts, const AttachO
                                          " was not started with `syncscope run --dormant`, and --no-inject forbids "
                                          "loading the recorder into it");
   }
-  auto handle = tools::inject_library(facts.pid, preload, options.inject_timeout_ms);
+  auto handle = inject::inject_library(facts.pid, preload, options.inject_timeout_ms);
   if (!handle.ok()) return handle.status();
   *injected = true;
   // The recorder's constructor has started the control thread; it binds

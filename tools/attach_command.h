@@ -3,7 +3,7 @@
 // they were. A process started with `syncscope run --dormant` (or the
 // preload and SYNCSCOPE_DORMANT=1) is reached through its control endpoint;
 // any other is first given the recorder by ptrace injection
-// (tools/ptrace_inject.h), which then redirects its import slots.
+// (inject/ptrace_inject.h), which then redirects its import slots.
 #pragma once
 
 #include <sys/types.h>

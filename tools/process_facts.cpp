@@ -9,17 +9,17 @@
 #include <filesystem>
 #include <set>
 
-#include "tools/elf_symbols.h"
-#include "tools/proc_maps.h"
+#include "inject/elf_symbols.h"
+#include "inject/proc_maps.h"
 
 namespace syncscope {
 namespace {
 
-using tools::elf_machine;
-using tools::proc_status_field;
+using inject::elf_machine;
+using inject::proc_status_field;
 
 std::string command_line_of(pid_t pid) {
-  std::string raw = tools::read_small_file("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string raw = inject::read_small_file("/proc/" + std::to_string(pid) + "/cmdline");
   while (!raw.empty() && raw.back() == '\0') raw.pop_back();
   std::replace(raw.begin(), raw.end(), '\0', ' ');
   return raw;
@@ -54,9 +54,9 @@ absl::StatusOr<ProcessFacts> inspect_process(pid_t pid) {
   std::error_code ec;
   facts.exe = std::filesystem::read_symlink(proc + "/exe", ec).string();
   facts.machine = elf_machine(proc + "/exe").value_or(0);
-  if (auto maps = tools::read_proc_maps(pid); maps.ok()) {
-    for (const tools::MapEntry& mapping : *maps) {
-      const std::string name = tools::path_basename(mapping.path);
+  if (auto maps = inject::read_proc_maps(pid); maps.ok()) {
+    for (const inject::MapEntry& mapping : *maps) {
+      const std::string name = inject::path_basename(mapping.path);
       if (name.rfind("libcudart.so", 0) == 0 || name.rfind("libcuda.so", 0) == 0) facts.cuda_loaded = true;
       if (name.rfind("libsyncscope.so", 0) == 0) facts.recorder_loaded = true;
     }

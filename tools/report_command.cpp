@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "report/report_warnings.h"
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "trace/recording_status.h"
@@ -72,6 +73,9 @@ ReportOutcome report_directory(const std::string& dir, const ReportSettings& set
 ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t without_cuda,
                             std::vector<RecordingProblem> problems, const ReportSettings& settings) {
   ReportOutcome outcome;
+  // What the report notices while it is made (a module rebuilt since it was
+  // recorded) goes where the command's other messages go.
+  set_report_warning_sink(+[](const std::string& message) { spdlog::warn("{}", message); });
   Report report = build_report(traces, settings.analysis);
   report.without_cuda += without_cuda;
   for (RecordingProblem& p : problems) add_problem(&report.recording.problems, std::move(p));

@@ -28,6 +28,8 @@ inline constexpr uint32_t kMaxRecordPayload = 64u << 20;
 inline constexpr uint32_t kMaxStackDepth = 64;
 // Deepest Python stack the recorder keeps.
 inline constexpr uint32_t kMaxPythonDepth = 48;
+// Longest build-id the recorder writes (GNU ld's default sha1 is 20 bytes).
+inline constexpr uint32_t kMaxBuildIdLen = 64;
 
 enum FileFlags : uint32_t {
   kFileClockTsc = 1u << 0,  // the recorder timed calls with the TSC (converted to ns)
@@ -59,6 +61,9 @@ enum class RecordType : uint32_t {
   kPyStack = 9,  // payload: u32 stack id, u32 depth, u64 frame[depth] ((code id << 32) | line), innermost first
   kGpuActivity = 10,  // payload: u32 entry_size, u32 reserved, GpuRecord[n] (trace/gpu_record.h)
   kString = 11,       // payload: u32 id, u32 len, char text[len] (kernel names of kGpuActivity)
+  // payload: u64 start, u32 len, u8 build_id[len]: the GNU build-id of the
+  // latest kModule before it with that start (older readers skip it)
+  kModuleBuildId = 12,
 };
 
 struct RecordHeader {

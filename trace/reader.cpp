@@ -57,6 +57,17 @@ T load(const unsigned char* p) {
 
 std::string text(const unsigned char* p, uint32_t len) { return std::string(reinterpret_cast<const char*>(p), len); }
 
+std::string hex(const unsigned char* p, uint32_t len) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(size_t{len} * 2);
+  for (uint32_t i = 0; i < len; ++i) {
+    out += kDigits[p[i] >> 4];
+    out += kDigits[p[i] & 15];
+  }
+  return out;
+}
+
 // Reads the whole file. Sized by fstat, but reads until EOF so a file still
 // growing (a running process) or shrinking is handled without surprises.
 absl::Status read_file(const std::string& path, std::vector<unsigned char>* data) {
@@ -141,6 +152,20 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
       m.bias = load<uint64_t>(p + 16);
       m.path = text(p + 28, len);
       trace.modules.push_back(std::move(m));
+      return {};
+    }
+    case RecordType::kModuleBuildId: {
+      if (size < 12) return absl::StrCat("module build-id record of ", size, " bytes is too short");
+      const uint64_t start = load<uint64_t>(p);
+      const uint32_t len = load<uint32_t>(p + 8);
+      if (12 + uint64_t{len} > size) return "module build-id overruns its record";
+      // The module it belongs to was written just before it; an unmatched
+      // one (its module record lost) is ignored.
+      for (auto m = trace.modules.rbegin(); m != trace.modules.rend(); ++m) {
+        if (m->start != start) continue;
+        m->build_id = hex(p + 12, len);
+        break;
+      }
       return {};
     }
     case RecordType::kThread: {

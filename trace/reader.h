@@ -22,6 +22,7 @@ struct Module {
   uint64_t end = 0;    // one past the highest
   uint64_t bias = 0;   // load bias: symbol address = pc - bias
   std::string path;
+  std::string build_id;  // GNU build-id as lowercase hex, "" when not recorded (older recorders, no note)
 };
 
 struct PythonCode {

@@ -181,6 +181,16 @@ void TraceWriter::add_module(uint64_t start, uint64_t end, uint64_t bias, std::s
   put_bytes(out + 28, path.data(), len);
 }
 
+void TraceWriter::add_module_build_id(uint64_t start, const void* id, uint32_t len) {
+  if (id == nullptr || len == 0) return;
+  len = capped(len, kMaxBuildIdLen);
+  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kModuleBuildId, 12 + len));
+  if (out == nullptr) return;
+  put64(out, start);
+  put32(out + 8, len);
+  put_bytes(out + 12, id, len);
+}
+
 void TraceWriter::add_thread(uint32_t tid, std::string_view name) {
   uint32_t len = capped(name.size(), kMaxThreadNameLen);
   auto* out = static_cast<unsigned char*>(begin_record(RecordType::kThread, 8 + len));

@@ -46,6 +46,9 @@ class TraceWriter {
   void add_events(const Event* events, size_t count);
   void add_stack(uint32_t id, const uint64_t* pcs, uint32_t depth);
   void add_module(uint64_t start, uint64_t end, uint64_t bias, std::string_view path);
+  // Right after the module's add_module (same start); ids longer than
+  // kMaxBuildIdLen are cut, empty ones not written.
+  void add_module_build_id(uint64_t start, const void* id, uint32_t len);
   void add_thread(uint32_t tid, std::string_view name);
   void add_process_info(std::string_view key, std::string_view value);
   void add_drops(uint32_t tid, uint64_t dropped_total);

@@ -1,4 +1,4 @@
-#include "tools/elf_symbols.h"
+#include "inject/elf_symbols.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -7,9 +7,9 @@
 
 #include <fstream>
 
-#include "tools/proc_maps.h"
+#include "inject/proc_maps.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 namespace {
 
 LoadedObject own_libc() {
@@ -71,4 +71,4 @@ TEST(ElfSymbols, NonElfAndMissingFilesAreErrors) {
 }
 
 }  // namespace
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

@@ -3,7 +3,7 @@
 // allocating, blocked on a pipe, receiving a signal meanwhile. Each test
 // checks that the library ran in the target and that the target went on as
 // if nothing had happened: its own output and its own exit code, 7.
-#include "tools/ptrace_inject.h"
+#include "inject/ptrace_inject.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -22,7 +22,7 @@
 
 extern char** environ;
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 namespace {
 
 using namespace std::chrono_literals;
@@ -381,4 +381,4 @@ TEST_F(Inject, OtherArchitecturesAreRefused) {
 #endif
 
 }  // namespace
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

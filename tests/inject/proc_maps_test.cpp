@@ -1,9 +1,9 @@
-#include "tools/proc_maps.h"
+#include "inject/proc_maps.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 namespace {
 
 const char kMaps[] =
@@ -73,4 +73,4 @@ TEST(ProcMaps, MissingProcessIsAnError) {
 }
 
 }  // namespace
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

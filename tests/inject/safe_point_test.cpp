@@ -1,9 +1,9 @@
-#include "tools/safe_point.h"
+#include "inject/safe_point.h"
 
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 namespace {
 
 const LoadedObject kLibc{"/lib/libc.so.6", 0x7f0000000000, 0x7f0000000000, 0x7f0000200000};
@@ -50,4 +50,4 @@ TEST(SafePoint, TheLoaderIsNeverSafe) {
 }
 
 }  // namespace
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

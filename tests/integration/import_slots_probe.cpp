@@ -12,6 +12,8 @@
 #include <sstream>
 #include <vector>
 
+#include "inject/elf_file.h"
+
 namespace syncscope::testing {
 namespace {
 
@@ -29,16 +31,15 @@ std::string slurp(const std::string& path) {
 
 // The .got and .got.plt sections of an ELF64 file, by link-time address.
 std::vector<Range> got_sections(const std::string& file, bool* position_independent) {
-  std::string bytes = slurp(file);
   std::vector<Range> ranges;
-  if (bytes.size() < sizeof(Elf64_Ehdr)) return ranges;
-  auto header = reinterpret_cast<const Elf64_Ehdr*>(bytes.data());
-  *position_independent = header->e_type == ET_DYN;
-  auto sections = reinterpret_cast<const Elf64_Shdr*>(bytes.data() + header->e_shoff);
-  const char* names = bytes.data() + sections[header->e_shstrndx].sh_offset;
-  for (int i = 0; i < header->e_shnum; ++i) {
-    std::string name = names + sections[i].sh_name;
-    if (name == ".got" || name == ".got.plt") ranges.push_back({sections[i].sh_addr, sections[i].sh_size});
+  elf::ElfFile elf_file;
+  if (elf_file.open(file) != elf::ElfFile::Status::kOk) return ranges;
+  const elf::ElfImage& image = elf_file.image();
+  *position_independent = image.type() == ET_DYN;
+  for (size_t i = 0; i < image.section_count(); ++i) {
+    const Elf64_Shdr& section = image.sections()[i];
+    std::string name = image.section_name(section);
+    if (name == ".got" || name == ".got.plt") ranges.push_back({section.sh_addr, section.sh_size});
   }
   return ranges;
 }

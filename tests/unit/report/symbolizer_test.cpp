@@ -7,6 +7,11 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
+
+#include "inject/elf_file.h"
+#include "report/report_warnings.h"
 
 namespace syncscope {
 namespace {
@@ -29,7 +34,7 @@ ProcessTrace self_trace() {
           lo = std::min(lo, b);
           hi = std::max(hi, b + info->dlpi_phdr[i].p_memsz);
         }
-        if (hi > lo) trace->modules.push_back({lo, hi, info->dlpi_addr, info->dlpi_name ? info->dlpi_name : ""});
+        if (hi > lo) trace->modules.push_back({lo, hi, info->dlpi_addr, info->dlpi_name ? info->dlpi_name : "", ""});
         return 0;
       },
       &t);
@@ -64,7 +69,7 @@ TEST(Symbolizer, NamesFunctionsOfSharedLibraries) {
 
 TEST(Symbolizer, UnknownAddressesAndUnreadableFilesAreNotFatal) {
   ProcessTrace t;
-  t.modules.push_back({0x1000, 0x2000, 0x1000, "/nonexistent/libgone.so"});
+  t.modules.push_back({0x1000, 0x2000, 0x1000, "/nonexistent/libgone.so", ""});
   Symbolizer s(t);
   Frame gone = s.symbolize(0x1234, false);
   EXPECT_EQ(gone.symbol, "??");
@@ -101,9 +106,9 @@ TEST(Symbolizer, VdsoAndNonElfFilesGiveModuleOnlyFrames) {
   std::fputs("\x7f" "ELF but not really, just text\n", file);
   std::fclose(file);
   ProcessTrace t;
-  t.modules.push_back({0x1000, 0x2000, 0x1000, "[vdso]"});
-  t.modules.push_back({0x3000, 0x4000, 0x3000, text_file});
-  t.modules.push_back({0x5000, 0x6000, 0x5000, "/proc"});  // a directory
+  t.modules.push_back({0x1000, 0x2000, 0x1000, "[vdso]", ""});
+  t.modules.push_back({0x3000, 0x4000, 0x3000, text_file, ""});
+  t.modules.push_back({0x5000, 0x6000, 0x5000, "/proc", ""});  // a directory
   Symbolizer s(t);
   EXPECT_EQ(s.symbolize(0x1010, false).to_string(), "[vdso]+0x10");
   EXPECT_EQ(s.symbolize(0x3020, true).to_string(), "not_an_elf.so+0x20");
@@ -111,6 +116,63 @@ TEST(Symbolizer, VdsoAndNonElfFilesGiveModuleOnlyFrames) {
   // Cached per PC: the same answer again.
   EXPECT_EQ(s.symbolize(0x3020, true).to_string(), "not_an_elf.so+0x20");
   std::remove(text_file.c_str());
+}
+
+std::vector<std::string>& warnings_said() {
+  static std::vector<std::string> said;
+  return said;
+}
+
+std::string build_id_of(const std::string& path) {
+  elf::ElfFile file;
+  EXPECT_EQ(file.open(path), elf::ElfFile::Status::kOk) << file.error();
+  char hex[2 * elf::BuildId::kMaxSize + 1];
+  return elf::build_id_hex(file.image().build_id(), hex, sizeof(hex));
+}
+
+TEST(Symbolizer, TheRecordedBuildIdNamesFunctionsAsBefore) {
+  ProcessTrace t = self_trace();
+  auto pc = reinterpret_cast<uint64_t>(&visible_function_for_symbolizer);
+  Module* m = const_cast<Module*>(t.module_for(pc));
+  ASSERT_NE(m, nullptr);
+  m->build_id = build_id_of(t.info("exe"));
+  ASSERT_EQ(m->build_id.size(), 40u);  // GNU ld's sha1
+  warnings_said().clear();
+  set_report_warning_sink(+[](const std::string& message) { warnings_said().push_back(message); });
+  Frame f = Symbolizer(t).symbolize(pc, true);
+  set_report_warning_sink(nullptr);
+  EXPECT_NE(f.symbol.find("visible_function_for_symbolizer"), std::string::npos) << f.symbol;
+  EXPECT_FALSE(f.module_changed);
+  EXPECT_TRUE(warnings_said().empty());
+}
+
+TEST(Symbolizer, AModuleRebuiltSinceTheRecordingIsLeftUnsymbolizedWithOneWarning) {
+  ProcessTrace t = self_trace();
+  auto pc = reinterpret_cast<uint64_t>(&visible_function_for_symbolizer);
+  Module* m = const_cast<Module*>(t.module_for(pc));
+  ASSERT_NE(m, nullptr);
+  m->build_id = "00112233445566778899aabbccddeeff00112233";  // not this binary's
+  warnings_said().clear();
+  set_report_warning_sink(+[](const std::string& message) { warnings_said().push_back(message); });
+  Symbolizer s(t);
+  Frame f = s.symbolize(pc + 4, true);
+  EXPECT_EQ(f.symbol, "??");
+  EXPECT_TRUE(f.module_changed);
+  EXPECT_EQ(f.module, "report_unit_tests");
+  EXPECT_EQ(f.offset, pc + 4 - m->bias);  // module+offset: still exact for the recorded build
+  EXPECT_EQ(f.to_string().rfind("report_unit_tests+0x", 0), 0u) << f.to_string();
+  // Another PC of the module, another symbolizer (another rank's trace): no second warning.
+  EXPECT_TRUE(s.symbolize(reinterpret_cast<uint64_t>(&inner::static_function_for_symbolizer), true).module_changed);
+  EXPECT_TRUE(Symbolizer(t).symbolize(pc, false).module_changed);
+  // Other modules are named as usual.
+  EXPECT_EQ(s.symbolize(reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "printf")), true).symbol, "printf");
+  set_report_warning_sink(nullptr);
+  ASSERT_EQ(warnings_said().size(), 1u);
+  EXPECT_NE(warnings_said()[0].find(t.info("exe")), std::string::npos) << warnings_said()[0];
+  EXPECT_NE(warnings_said()[0].find("00112233445566778899aabbccddeeff00112233 then, " + build_id_of(t.info("exe")) +
+                                    " now"),
+            std::string::npos)
+      << warnings_said()[0];
 }
 
 TEST(Symbolizer, Demangles) {

@@ -80,8 +80,8 @@ TEST(TextReport, ProcessWhoseEveryCallWasDroppedIsShown) {
 // The top stacks (--details): symbolised frames, the recorder's own frames left out, at most max_frames.
 TEST(TextReport, StackFramesSkipTheRecorderAndAreCapped) {
   ProcessTrace t = sample_trace();
-  t.modules = {{0x1000, 0x2000, 0x1000, "/opt/syncscope/lib/libsyncscope.so"},
-               {0x5000, 0x6000, 0x5000, "/nonexistent/libapp.so"}};
+  t.modules = {{0x1000, 0x2000, 0x1000, "/opt/syncscope/lib/libsyncscope.so", ""},
+               {0x5000, 0x6000, 0x5000, "/nonexistent/libapp.so", ""}};
   t.stacks[1] = {0x1100, 0x1200};
   for (int i = 0; i < 20; ++i) t.stacks[1].push_back(0x5000 + 0x10 * i);
   std::ostringstream out;

@@ -35,6 +35,8 @@ std::string write_sample(const std::string& dir, std::vector<Event>* written = n
   uint64_t pcs[] = {0x401000, 0x402000, 0x403000};
   w.add_stack(1, pcs, 3);
   w.add_module(0x400000, 0x500000, 0, "/usr/bin/python3");
+  const unsigned char build_id[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+  w.add_module_build_id(0x400000, build_id, sizeof(build_id));
   w.add_python_code(1, 10, "train.py", "step");
   uint64_t frames[] = {(uint64_t{1} << 32) | 12};
   w.add_python_stack(1, frames, 1);
@@ -54,7 +56,7 @@ std::string write_sample(const std::string& dir, std::vector<Event>* written = n
 
 // What a reader must return for a file holding exactly `spans`.
 struct Expected {
-  size_t events = 0, stacks = 0, modules = 0, threads = 0, process = 0, py_code = 0, py_stacks = 0;
+  size_t events = 0, stacks = 0, modules = 0, build_ids = 0, threads = 0, process = 0, py_code = 0, py_stacks = 0;
   uint64_t dropped = 0;
   bool end = false;
 };
@@ -68,6 +70,7 @@ Expected expected_for(const std::vector<unsigned char>& bytes, const std::vector
       case RecordType::kEvents: x.events += s.size / sizeof(Event); break;
       case RecordType::kStack: ++x.stacks; break;
       case RecordType::kModule: ++x.modules; break;
+      case RecordType::kModuleBuildId: ++x.build_ids; break;  // its module always precedes it
       case RecordType::kThread: ++x.threads; break;
       case RecordType::kProcess: ++x.process; break;
       case RecordType::kPyCode: ++x.py_code; break;
@@ -103,7 +106,7 @@ TEST(TraceDamage, CutAtEveryByteKeepsEveryCompleteRecord) {
   std::string path = write_sample(dir, &written);
   const std::vector<unsigned char> bytes = read_bytes(path);
   const std::vector<RecordSpan> all = record_spans(bytes);
-  ASSERT_EQ(all.size(), 16u);
+  ASSERT_EQ(all.size(), 17u);
   ASSERT_EQ(all.back().end, bytes.size());
   std::string cut = dir + "/cut.sstrace";
   for (size_t size = 0; size <= bytes.size(); ++size) {
@@ -138,6 +141,9 @@ TEST(TraceDamage, CutAtEveryByteKeepsEveryCompleteRecord) {
     for (size_t i = 0; i < x.events; ++i) EXPECT_TRUE(same_event(trace->events[i], written[i])) << size << " " << i;
     EXPECT_EQ(trace->stacks.size(), x.stacks) << size;
     EXPECT_EQ(trace->modules.size(), x.modules) << size;
+    for (const Module& m : trace->modules) {
+      EXPECT_EQ(m.build_id, x.build_ids > 0 ? "0102030405060708090a0b0c0d0e0f1011121314" : "") << size;
+    }
     EXPECT_EQ(trace->thread_names.size(), x.threads) << size;
     EXPECT_EQ(trace->process_info.size(), x.process) << size;
     EXPECT_EQ(trace->python_code.size(), x.py_code) << size;
@@ -236,6 +242,10 @@ TEST(TraceDamage, InconsistentPayloadsStopTheReadKeepingWhatCameBefore) {
   expect_corrupt_in_the_middle(RecordType::kStack, Payload().u32(1).bytes, "stack record of 4 bytes is too short");
   expect_corrupt_in_the_middle(RecordType::kModule, Payload().u64(1).u64(2).u64(0).u32(50).str("/lib").bytes,
                                "module path overruns its record");
+  expect_corrupt_in_the_middle(RecordType::kModuleBuildId, Payload().u64(1).u32(21).str("0123456789").bytes,
+                               "module build-id overruns its record");
+  expect_corrupt_in_the_middle(RecordType::kModuleBuildId, Payload().u64(1).bytes,
+                               "module build-id record of 8 bytes is too short");
   expect_corrupt_in_the_middle(RecordType::kThread, Payload().u32(1).u32(0xFFFFFFFF).str("x").bytes,
                                "thread name overruns its record");
   expect_corrupt_in_the_middle(RecordType::kProcess, Payload().u32(0xFFFFFFF0).u32(0).bytes,

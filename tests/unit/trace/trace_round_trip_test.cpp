@@ -61,7 +61,10 @@ TEST(TraceRoundTrip, EveryRecordTypeComesBack) {
   w.add_stack(1, pcs, 3);
   w.add_stack(2, nullptr, 0);
   w.add_module(0x7f0000000000, 0x7f0000100000, 0x7f0000000000, "/lib/libx.so");
-  w.add_module(0x400000, 0x500000, 0, "/usr/bin/prog");
+  const unsigned char build_id[] = {0x5c, 0xa1, 0xab, 0x1e, 0x00, 0xff};
+  w.add_module_build_id(0x7f0000000000, build_id, sizeof(build_id));
+  w.add_module(0x400000, 0x500000, 0, "/usr/bin/prog");  // no build-id
+  w.add_module_build_id(0x123000, build_id, sizeof(build_id));  // no such module: ignored
   w.add_thread(7, "main");
   w.add_thread(8, "");
   w.add_process_info("argv", "prog --flag");
@@ -107,6 +110,8 @@ TEST(TraceRoundTrip, EveryRecordTypeComesBack) {
   EXPECT_EQ(trace->modules[0].path, "/usr/bin/prog");  // sorted by start
   EXPECT_EQ(trace->modules[1].start, 0x7f0000000000u);
   EXPECT_EQ(trace->modules[1].end, 0x7f0000100000u);
+  EXPECT_EQ(trace->modules[1].build_id, "5ca1ab1e00ff");
+  EXPECT_EQ(trace->modules[0].build_id, "");
   EXPECT_EQ(trace->module_for(0x401000)->path, "/usr/bin/prog");
   EXPECT_EQ(trace->module_for(0x400000)->path, "/usr/bin/prog");
   EXPECT_EQ(trace->module_for(0x500000), nullptr);  // end is exclusive
@@ -259,6 +264,8 @@ TEST(TraceRoundTrip, LongStringsAndDeepStacksAreCut) {
   ASSERT_TRUE(w.open(dir, make_header(6), &error)) << error;
   std::string long_path(10000, 'p');
   w.add_module(1, 2, 0, long_path);
+  std::vector<unsigned char> long_build_id(kMaxBuildIdLen + 6, 0xab);
+  w.add_module_build_id(1, long_build_id.data(), static_cast<uint32_t>(long_build_id.size()));
   w.add_thread(1, std::string(1000, 't'));
   std::vector<uint64_t> pcs(kMaxStackDepth + 10);
   for (size_t i = 0; i < pcs.size(); ++i) pcs[i] = 0x1000 + i;
@@ -272,6 +279,9 @@ TEST(TraceRoundTrip, LongStringsAndDeepStacksAreCut) {
   EXPECT_TRUE(trace->complete) << trace->truncation;
   ASSERT_EQ(trace->modules.size(), 1u);
   EXPECT_EQ(trace->modules[0].path, std::string(4096, 'p'));
+  std::string cut_hex;
+  for (uint32_t i = 0; i < kMaxBuildIdLen; ++i) cut_hex += "ab";
+  EXPECT_EQ(trace->modules[0].build_id, cut_hex);  // cut to kMaxBuildIdLen bytes
   EXPECT_EQ(trace->thread_names.at(1), std::string(256, 't'));
   ASSERT_EQ(trace->stacks.at(1).size(), kMaxStackDepth);  // innermost frames kept
   EXPECT_EQ(trace->stacks.at(1)[0], 0x1000u);

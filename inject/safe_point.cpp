@@ -1,10 +1,10 @@
-#include "tools/safe_point.h"
+#include "inject/safe_point.h"
 
 #include <sys/syscall.h>
 
 #include "absl/strings/str_cat.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 namespace {
 
 // The system calls malloc makes while holding its arena lock.
@@ -38,4 +38,4 @@ std::string unsafe_reason(const ThreadPosition& at, const LoadedObject& libc, co
   return "";
 }
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "tools/proc_maps.h"
+#include "inject/proc_maps.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 
 struct ThreadPosition {
   uint64_t rip = 0;
@@ -21,4 +21,4 @@ struct ThreadPosition {
 // "" when calling into libc from here is safe, else why not (for messages).
 std::string unsafe_reason(const ThreadPosition& at, const LoadedObject& libc, const std::optional<LoadedObject>& loader);
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

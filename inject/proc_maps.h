@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 
 struct MapEntry {
   uint64_t start = 0;
@@ -57,4 +57,4 @@ std::string proc_status_field(pid_t pid, const std::string& field);
 std::optional<LoadedObject> find_loaded_object(const std::vector<MapEntry>& maps,
                                                const std::function<bool(const std::string& basename)>& matches);
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

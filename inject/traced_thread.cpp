@@ -1,4 +1,4 @@
-#include "tools/traced_thread.h"
+#include "inject/traced_thread.h"
 
 #if defined(__x86_64__)
 
@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "tools/proc_maps.h"
+#include "inject/proc_maps.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -348,6 +348,6 @@ absl::Status TracedThread::detach(bool restore_registers, std::chrono::milliseco
   return absl::OkStatus();
 }
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject
 
 #endif  // __x86_64__

@@ -25,7 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
@@ -99,6 +99,6 @@ class TracedThread {
   std::vector<siginfo_t> pending_;     // signals swallowed while held
 };
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject
 
 #endif  // __x86_64__

@@ -1,4 +1,4 @@
-#include "tools/proc_maps.h"
+#include "inject/proc_maps.h"
 
 #include <cerrno>
 #include <cinttypes>
@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 
 std::vector<MapEntry> parse_proc_maps(const std::string& text) {
   std::vector<MapEntry> out;
@@ -95,4 +95,4 @@ std::optional<LoadedObject> find_loaded_object(const std::vector<MapEntry>& maps
   return found;
 }
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 
 // Loads `library_path` into the running process `pid` by calling
 // dlopen(library_path, RTLD_NOW | RTLD_LOCAL) on its main thread (tid == pid),
@@ -37,4 +37,4 @@ namespace syncscope::tools {
 // signal(7)) return EINTR to the target, as after SIGSTOP/SIGCONT.
 absl::StatusOr<uint64_t> inject_library(pid_t pid, const std::string& library_path, int timeout_ms = 10000);
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject

@@ -1,4 +1,4 @@
-#include "tools/ptrace_inject.h"
+#include "inject/ptrace_inject.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -16,12 +16,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "tools/elf_symbols.h"
-#include "tools/proc_maps.h"
-#include "tools/safe_point.h"
-#include "tools/traced_thread.h"
+#include "inject/elf_symbols.h"
+#include "inject/proc_maps.h"
+#include "inject/safe_point.h"
+#include "inject/traced_thread.h"
 
-namespace syncscope::tools {
+namespace syncscope::inject {
 
 #if !defined(__x86_64__)
 
@@ -289,4 +289,4 @@ absl::StatusOr<uint64_t> inject_library(pid_t pid, const std::string& library_pa
 
 #endif  // __x86_64__
 
-}  // namespace syncscope::tools
+}  // namespace syncscope::inject
