@@ -8,13 +8,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "preload/in_hook.h"
 #include "preload/log.h"
 #include "preload/session.h"
-#include "preload/thread_state.h"
 
 namespace syncscope::preload {
 namespace {
@@ -83,7 +84,7 @@ void serve(int client) {
 }
 
 void* control_main(void*) {
-  tls_in_hook = true;  // nothing this thread does is the target's work
+  InHookScope in_hook;  // for the thread's life: nothing it does is the target's work
   for (;;) {
     int client = accept4(g_listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {

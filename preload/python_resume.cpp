@@ -34,6 +34,7 @@
 
 #include "preload/clock.h"
 #include "preload/import_patch.h"
+#include "preload/in_hook.h"
 #include "preload/load_mode.h"
 #include "preload/log.h"
 #include "preload/python_frames.h"
@@ -116,7 +117,7 @@ SaveFn real_save() {
 // One syncscope_gil_wait event: this thread waited, GIL released, from
 // `released` until now, while a frameless thread worked.
 void record_gil_wait(ThreadState* thread, uint64_t released) {
-  tls_in_hook = true;
+  InHookScope in_hook;
   uint64_t python[kMaxPythonDepth];
   uint32_t python_depth = capture_python_stack(python, kMaxPythonDepth);
   if (python_depth > 0) {
@@ -130,11 +131,10 @@ void record_gil_wait(ThreadState* thread, uint64_t released) {
     e.stack_id = stack_table().intern(no_native, 0, python, python_depth);
     thread->ring.push(e);
   }
-  tls_in_hook = false;
 }
 
 void complete_pending(ThreadState* thread) {
-  tls_in_hook = true;
+  InHookScope in_hook;
   uint64_t python[kMaxPythonDepth];
   uint32_t python_depth = capture_python_stack(python, kMaxPythonDepth);
   static std::atomic<int> logged{0};
@@ -153,7 +153,6 @@ void complete_pending(ThreadState* thread) {
     thread->ring.push(e);
   }
   thread->pending_count = 0;
-  tls_in_hook = false;
 }
 
 }  // namespace
