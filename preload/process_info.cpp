@@ -1,6 +1,5 @@
 #include "preload/process_info.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -8,6 +7,7 @@
 #include <string>
 
 #include "preload/clock.h"
+#include "preload/real_function.h"
 #include "preload/stack_capture.h"
 #include "trace/writer.h"
 
@@ -39,11 +39,7 @@ std::string read_link(const char* path) {
 // The fake runtime used in CI exports this marker; a report must never let a
 // simulated run pass for a real GPU.
 bool runtime_is_simulated() {
-  if (dlsym(RTLD_DEFAULT, "syncscopeFakeCudaRuntime") != nullptr) return true;
-  void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
-  bool fake = cudart != nullptr && dlsym(cudart, "syncscopeFakeCudaRuntime") != nullptr;
-  if (cudart != nullptr) dlclose(cudart);
-  return fake;
+  return find_real_function(RealLibrary::kCudaRuntime, "syncscopeFakeCudaRuntime") != nullptr;
 }
 
 }  // namespace

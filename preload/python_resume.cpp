@@ -26,11 +26,7 @@
 // executable, which LD_PRELOAD cannot outrank: there the extension modules'
 // import slots for both functions are patched (import_patch.h) when an event
 // is first deferred.
-#include <dlfcn.h>
-#include <link.h>
-
 #include <atomic>
-#include <cstring>
 
 #include "preload/clock.h"
 #include "preload/import_patch.h"
@@ -38,6 +34,7 @@
 #include "preload/load_mode.h"
 #include "preload/log.h"
 #include "preload/python_frames.h"
+#include "preload/real_function.h"
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
 #include "preload/thread_state.h"
@@ -64,54 +61,14 @@ __thread uint64_t tls_gil_released_at __attribute__((tls_model("initial-exec")))
 std::atomic<uint64_t> g_frameless_at{0};
 std::atomic<uint32_t> g_frameless_tid{0};
 
-// libpython loaded privately (an embedding program) is not found by
-// RTLD_NEXT: look through the loaded objects for it.
-void* find_in_libpython(const char* name) {
-  struct Search {
-    const char* name;
-    void* found;
-  } search{name, nullptr};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* s = static_cast<Search*>(data);
-        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "libpython") == nullptr) return 0;
-        void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (handle == nullptr) return 0;
-        s->found = dlsym(handle, s->name);
-        dlclose(handle);
-        return s->found != nullptr ? 1 : 0;
-      },
-      &search);
-  return search.found;
-}
-
-// The interpreter's own definition of `name`, never this library's export.
-void* real_python_function(std::atomic<void*>& slot, const char* name) {
-  void* fn = slot.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    // The executable's own definition comes first in the global scope; a
-    // shared libpython's comes after this library.
-    fn = dlsym(RTLD_DEFAULT, name);
-    Dl_info where{}, self{};
-    // Our own export (a shared libpython comes after this library): skip it.
-    if (fn != nullptr && dladdr(fn, &where) && dladdr(reinterpret_cast<void*>(&restore_thread_hook), &self) &&
-        where.dli_fbase == self.dli_fbase) {
-      fn = dlsym(RTLD_NEXT, name);
-    }
-    if (fn == nullptr) fn = find_in_libpython(name);
-    slot.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
-
 RestoreFn real_restore() {
   static std::atomic<void*> slot{nullptr};
-  return reinterpret_cast<RestoreFn>(real_python_function(slot, "PyEval_RestoreThread"));
+  return reinterpret_cast<RestoreFn>(real_function(slot, RealLibrary::kPython, "PyEval_RestoreThread"));
 }
 
 SaveFn real_save() {
   static std::atomic<void*> slot{nullptr};
-  return reinterpret_cast<SaveFn>(real_python_function(slot, "PyEval_SaveThread"));
+  return reinterpret_cast<SaveFn>(real_function(slot, RealLibrary::kPython, "PyEval_SaveThread"));
 }
 
 // One syncscope_gil_wait event: this thread waited, GIL released, from
