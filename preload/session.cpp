@@ -17,6 +17,7 @@
 #include "preload/log.h"
 #include "preload/process_info.h"
 #include "preload/recorder.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope::preload {
 namespace {
@@ -74,16 +75,20 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
   return out;
 }
 
+const char* attach_mode() { return loaded_late() ? info_key::kAttachModeInjected : info_key::kAttachModeDormant; }
+
 // The trace's process record says how this session was recorded.
 void describe_session_in_trace(int redirected) {
   std::vector<std::pair<std::string, std::string>> info;
-  info.emplace_back("attach.mode", loaded_late() ? "injected" : "dormant");
+  info.emplace_back(info_key::kAttachMode, attach_mode());
   if (loaded_late()) {
     RedirectionSummary summary = redirection_summary();
-    info.emplace_back("attach.redirected_slots", std::to_string(redirected));
-    info.emplace_back("attach.redirected_objects", join(summary.objects, ", "));
+    info.emplace_back(info_key::kAttachRedirectedSlots, std::to_string(redirected));
+    info.emplace_back(info_key::kAttachRedirectedObjects, join(summary.objects, ", "));
     std::vector<std::string> spots = blind_spots();
-    for (size_t i = 0; i < spots.size(); ++i) info.emplace_back("attach.not_seen." + std::to_string(i + 1), spots[i]);
+    for (size_t i = 0; i < spots.size(); ++i) {
+      info.emplace_back(info_key::attach_not_seen_key(static_cast<int>(i + 1)), spots[i]);
+    }
   }
   set_session_info(std::move(info));
 }
@@ -94,7 +99,7 @@ bool session_active() { return g_active.load(std::memory_order_acquire); }
 
 std::string session_describe() {
   return "ok syncscope " SYNCSCOPE_VERSION " pid " + std::to_string(getpid()) + " mode " +
-         (loaded_late() ? "injected" : "dormant") + " state " + (recording() ? "recording" : "idle");
+         attach_mode() + " state " + (recording() ? "recording" : "idle");
 }
 
 std::string session_start(const std::string& output_dir) {

@@ -17,6 +17,7 @@
 #include "tools/preload_locator.h"
 #include "tools/process_facts.h"
 #include "tools/ptrace_inject.h"
+#include "trace/environment.h"
 #include "trace/reader.h"
 
 namespace syncscope {
@@ -161,7 +162,7 @@ int attach_command(const AttachOptions& options) {
   std::vector<std::string> tried;
   std::string preload = locate_preload(&tried);
   if (preload.empty() && options.inject) {
-    spdlog::error("cannot find libsyncscope.so (set SYNCSCOPE_PRELOAD to its path)");
+    spdlog::error("cannot find libsyncscope.so (set {} to its path)", env::kPreload);
     return 2;
   }
   std::string dir = options.output_dir.empty() ? default_output_dir("syncscope-attach") : options.output_dir;
