@@ -65,7 +65,7 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"every_n_steps", f.every_n_steps},
       {"api", f.api},
       {"api_sequence", f.api_sequence},
-      {"cause", f.cause},
+      {"cause", cause_name(f.cause)},
       {"count", f.count},
       {"per_step", f.per_step},
       {"host_blocked_us", static_cast<double>(f.host_blocked_ns) / 1e3},
