@@ -22,7 +22,9 @@ struct Finding {
   Phase phase = Phase::kSteady;
   std::string api;            // the API that cost the time, e.g. "cudaStreamSynchronize"
   std::string api_sequence;   // e.g. "cudaMemcpyAsync(D2H)+cudaStreamSynchronize"
-  Cause cause = Cause::kExplicit;  // why, within the category (detectors/cause.h); default: the default category's
+  // Why, within the category (detectors/cause.h). Detectors always set it;
+  // the default goes with the default category.
+  Cause cause = Cause::kExplicit;
   uint32_t stack_id = 0;      // the call site (0: unknown)
   uint32_t tid = 0;
   uint64_t count = 0;
