@@ -5,7 +5,8 @@
 //     twice or recorded as the program's;
 //   - the recorder's own threads (collector, control endpoint) and its
 //     start-up never record themselves.
-// Set it only through InHookScope, so every early return clears it.
+// Set it through InHookScope, so every early return clears it (the hooks'
+// shared body, hook_body.h, is the one exception, for speed).
 #pragma once
 
 namespace syncscope::preload {
