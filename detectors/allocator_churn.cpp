@@ -36,35 +36,38 @@ std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, co
     std::string api(api_name(e.api));
     // Driver virtual memory (PyTorch's expandable_segments) maps and unmaps
     // physical pages instead of allocating: the same churn, another cure.
-    std::string cause = is_vmm(family) ? "vmm" : "churn";
+    Cause cause = is_vmm(family) ? Cause::kVmm : Cause::kChurn;
     if (is_release(family)) {
       auto& frees = by_thread[e.tid].recent_free_times;
       frees.push_back(e.start_ns);
       while (!frees.empty() && e.start_ns - frees.front() > 5000000) frees.erase(frees.begin());
-      if (frees.size() >= 4) cause = "free-burst";  // empty_cache() releases many blocks at once
+      if (frees.size() >= 4) cause = Cause::kFreeBurst;  // empty_cache() releases many blocks at once
     } else {
       by_thread[e.tid].recent_free_times.clear();
       History& h = by_site[(uint64_t{e.tid} << 32) | e.stack_id];
       h.growing_run = e.bytes > h.last_alloc_bytes && h.last_alloc_bytes != 0 ? h.growing_run + 1 : 0;
       h.last_alloc_bytes = e.bytes;
-      if (h.growing_run >= 2 && !is_vmm(family)) cause = "growing";
+      if (h.growing_run >= 2 && !is_vmm(family)) cause = Cause::kGrowing;
     }
     sites.add(e, api, api, cause, e.end_ns - e.start_ns, e.bytes);
   }
-  return sites.finish([](const std::string& cause) {
-    if (cause == "free-burst")
-      return std::string("bursts of frees: torch.cuda.empty_cache() (or gc of a large model) in the loop returns "
-                         "memory the next step allocates again; remove it");
-    if (cause == "growing")
-      return std::string("allocation sizes keep growing (variable shapes): pad or bucket shapes, or set "
-                         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
-    if (cause == "vmm")
-      return std::string("expandable segments map and unmap device memory in steady state (cuMemMap/cuMemUnmap, "
-                         "cuMemCreate/cuMemRelease): remove torch.cuda.empty_cache() from the loop and keep peak "
-                         "memory below the limit so segments stay mapped");
-    return std::string("device allocations in steady state: reuse buffers (allocate once outside the loop); under "
-                       "PyTorch this means the caching allocator is at its limit — lower peak memory or use "
-                       "expandable_segments");
+  return sites.finish([](Cause cause) {
+    switch (cause) {
+      case Cause::kFreeBurst:
+        return std::string("bursts of frees: torch.cuda.empty_cache() (or gc of a large model) in the loop returns "
+                           "memory the next step allocates again; remove it");
+      case Cause::kGrowing:
+        return std::string("allocation sizes keep growing (variable shapes): pad or bucket shapes, or set "
+                           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+      case Cause::kVmm:
+        return std::string("expandable segments map and unmap device memory in steady state (cuMemMap/cuMemUnmap, "
+                           "cuMemCreate/cuMemRelease): remove torch.cuda.empty_cache() from the loop and keep peak "
+                           "memory below the limit so segments stay mapped");
+      default:
+        return std::string("device allocations in steady state: reuse buffers (allocate once outside the loop); "
+                           "under PyTorch this means the caching allocator is at its limit — lower peak memory or "
+                           "use expandable_segments");
+    }
   });
 }
 

@@ -34,7 +34,7 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
     // Host time lost: syncs, plus pageable copies that were meant to be async
     // (synchronous pageable copies are already counted as syncs).
     bool counts = f.category == Category::kHiddenSync ||
-                  (f.category == Category::kPageableCopy && f.cause == "async-requested");
+                  (f.category == Category::kPageableCopy && f.cause == Cause::kAsyncRequested);
     if (f.phase == Phase::kSteady && counts) a.blocked_ns_per_step += f.blocked_ns_per_step;
   }
   return a;

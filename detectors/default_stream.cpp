@@ -34,13 +34,13 @@ std::vector<Finding> detect_default_stream(const std::vector<Event>& events, con
     const bool legacy = (e.stream == 0 && !(e.flags & kFlagPerThreadStream)) || e.stream == kStreamLegacy;
     if (f == ApiFamily::kCopy && (e.flags & kFlagAsync) && e.direction == static_cast<uint8_t>(Direction::kHostToDevice) &&
         e.host_mem != static_cast<uint8_t>(HostMem::kPageable) && compute_streams.count(e.stream)) {
-      sites.add(e, api, api + "(H2D) on the compute stream", "copy-on-compute-stream", 0, e.bytes);
+      sites.add(e, api, api + "(H2D) on the compute stream", Cause::kCopyOnComputeStream, 0, e.bytes);
     } else if (legacy && legacy_serialises && (f == ApiFamily::kLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset)) {
-      sites.add(e, api, api + " on the legacy default stream", "legacy-stream", 0, e.bytes);
+      sites.add(e, api, api + " on the legacy default stream", Cause::kLegacyStream, 0, e.bytes);
     }
   }
-  std::vector<Finding> findings = sites.finish([](const std::string& cause) {
-    return std::string(cause == "copy-on-compute-stream"
+  std::vector<Finding> findings = sites.finish([](Cause cause) {
+    return std::string(cause == Cause::kCopyOnComputeStream
                            ? "host-to-device copies queued behind the kernels on one stream cannot overlap them: "
                              "copy on a separate stream (torch.cuda.Stream) and order with events (wait_stream / "
                              "record_stream)"

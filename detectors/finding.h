@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "detectors/cause.h"
+
 namespace syncscope {
 
 enum class Category { kHiddenSync, kPageableCopy, kAllocatorChurn, kDefaultStream };
@@ -20,7 +22,9 @@ struct Finding {
   Phase phase = Phase::kSteady;
   std::string api;            // the API that cost the time, e.g. "cudaStreamSynchronize"
   std::string api_sequence;   // e.g. "cudaMemcpyAsync(D2H)+cudaStreamSynchronize"
-  std::string cause;          // detector-specific cause key, e.g. "read-back", "explicit", "empty-cache"
+  // Why, within the category (detectors/cause.h). Detectors always set it;
+  // the default goes with the default category.
+  Cause cause = Cause::kExplicit;
   uint32_t stack_id = 0;      // the call site (0: unknown)
   uint32_t tid = 0;
   uint64_t count = 0;

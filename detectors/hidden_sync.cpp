@@ -9,21 +9,24 @@
 namespace syncscope {
 namespace {
 
-const char* hint(const std::string& cause) {
-  if (cause == "read-back")
-    return "a device value is read on the host (.item(), print(tensor), if tensor:, bool(), nonzero, masked "
-           "indexing, .cpu()): keep it on the GPU and read it every N steps, or copy it non_blocking into pinned "
-           "memory and read it a step later";
-  if (cause == "explicit")
-    return "an explicit synchronize in the loop: remove it, or record a CUDA event and wait for that only where "
-           "the result is needed (torch.cuda.Event for timing)";
-  if (cause == "implicit-free")
-    return "cudaFree/cudaFreeHost synchronise the whole device: keep buffers alive (a caching allocator, no "
-           "torch.cuda.empty_cache() in the loop)";
-  if (cause == "sync-copy")
-    return "a synchronous cudaMemcpy waits for all queued work: use cudaMemcpyAsync on a stream with pinned memory";
-  if (cause == "sync-memset") return "cudaMemset is synchronous: use cudaMemsetAsync on the work's stream";
-  return "";
+std::string hint(Cause cause) {
+  switch (cause) {
+    case Cause::kReadBack:
+      return "a device value is read on the host (.item(), print(tensor), if tensor:, bool(), nonzero, masked "
+             "indexing, .cpu()): keep it on the GPU and read it every N steps, or copy it non_blocking into pinned "
+             "memory and read it a step later";
+    case Cause::kExplicit:
+      return "an explicit synchronize in the loop: remove it, or record a CUDA event and wait for that only where "
+             "the result is needed (torch.cuda.Event for timing)";
+    case Cause::kImplicitFree:
+      return "cudaFree/cudaFreeHost synchronise the whole device: keep buffers alive (a caching allocator, no "
+             "torch.cuda.empty_cache() in the loop)";
+    case Cause::kSyncCopy:
+      return "a synchronous cudaMemcpy waits for all queued work: use cudaMemcpyAsync on a stream with pinned "
+             "memory";
+    case Cause::kSyncMemset: return "cudaMemset is synchronous: use cudaMemsetAsync on the work's stream";
+    default: return "";
+  }
 }
 
 bool is_d2h(const Event& e) {
@@ -52,18 +55,18 @@ std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const
                        (before->stream == e.stream || e.api == static_cast<uint16_t>(ApiId::cudaDeviceSynchronize) ||
                         e.api == static_cast<uint16_t>(ApiId::cuCtxSynchronize));
       if (read_back) {
-        sites.add(e, api, with_direction(*before) + "+" + api, "read-back", ns + (before->end_ns - before->start_ns),
+        sites.add(e, api, with_direction(*before) + "+" + api, Cause::kReadBack, ns + (before->end_ns - before->start_ns),
                   before->bytes);
       } else {
-        sites.add(e, api, api, "explicit", ns, 0);
+        sites.add(e, api, api, Cause::kExplicit, ns, 0);
       }
     } else if ((family == ApiFamily::kFree && !(e.flags & kFlagAsync)) || family == ApiFamily::kHostFree) {
-      sites.add(e, api, api, "implicit-free", ns, 0);
+      sites.add(e, api, api, Cause::kImplicitFree, ns, 0);
     } else if (family == ApiFamily::kCopy && !(e.flags & kFlagAsync) &&
                e.direction != static_cast<uint8_t>(Direction::kHostToHost)) {
-      sites.add(e, api, with_direction(e), "sync-copy", ns, e.bytes);
+      sites.add(e, api, with_direction(e), Cause::kSyncCopy, ns, e.bytes);
     } else if (family == ApiFamily::kMemset && !(e.flags & kFlagAsync)) {
-      sites.add(e, api, api, "sync-memset", ns, e.bytes);
+      sites.add(e, api, api, Cause::kSyncMemset, ns, e.bytes);
     }
   }
   return sites.finish(hint);

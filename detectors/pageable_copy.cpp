@@ -12,11 +12,11 @@ std::vector<Finding> detect_pageable_copies(const std::vector<Event>& events, co
     if (e.flags & (kFlagCapturing | kFlagError)) continue;
     std::string api(api_name(e.api));
     // Asked to be asynchronous, yet the host waited: the worst kind.
-    std::string cause = (e.flags & kFlagAsync) ? "async-requested" : "synchronous";
+    Cause cause = (e.flags & kFlagAsync) ? Cause::kAsyncRequested : Cause::kSynchronous;
     sites.add(e, api, with_direction(e), cause, e.end_ns - e.start_ns, e.bytes);
   }
-  return sites.finish([](const std::string& cause) {
-    return std::string(cause == "async-requested"
+  return sites.finish([](Cause cause) {
+    return std::string(cause == Cause::kAsyncRequested
                            ? "the copy was asked to be asynchronous but its host memory is pageable, so the host "
                              "blocked: pin it (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
                              "non_blocking=True"

@@ -13,12 +13,12 @@ constexpr double kPeriodicShare = 0.6;
 }  // namespace
 
 void SiteAggregator::add(const Event& anchor, const std::string& api, const std::string& sequence,
-                         const std::string& cause, uint64_t blocked_ns, uint64_t bytes) {
+                         Cause cause, uint64_t blocked_ns, uint64_t bytes) {
   const size_t i = seg_.index_of(anchor);
   const EventPlace& place = seg_.places[i];
   const uint32_t waiter = seg_.waiter_stack[i];
   auto key = std::make_tuple(static_cast<int>(place.phase), int{place.phase_index}, anchor.stack_id, waiter, sequence,
-                             cause);
+                             std::string_view(cause_name(cause)));
   Site& site = sites_[key];
   Finding& f = site.finding;
   if (f.count == 0) {

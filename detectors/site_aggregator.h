@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -20,7 +21,7 @@ class SiteAggregator {
 
   // One flagged occurrence: `anchor` (an element of the segmented events)
   // decides site, thread, phase and step; `blocked_ns` is the host time it cost.
-  void add(const Event& anchor, const std::string& api, const std::string& sequence, const std::string& cause,
+  void add(const Event& anchor, const std::string& api, const std::string& sequence, Cause cause,
            uint64_t blocked_ns, uint64_t bytes);
   // Findings with per-step figures and severity; `hint_for(cause)` fills hints.
   template <typename HintFn>
@@ -43,7 +44,8 @@ class SiteAggregator {
   void complete(Finding& f, const std::vector<uint32_t>& steps) const;
   Category category_;
   const Segmentation& seg_;
-  std::map<std::tuple<int, int, uint32_t, uint32_t, std::string, std::string>, Site> sites_;
+  // The cause by name: findings come out in the order they always had.
+  std::map<std::tuple<int, int, uint32_t, uint32_t, std::string, std::string_view>, Site> sites_;
 };
 
 }  // namespace syncscope

@@ -19,6 +19,7 @@
 #include "preload/clock.h"
 #include "preload/config.h"
 #include "preload/cupti_timeline.h"
+#include "preload/in_hook.h"
 #include "preload/log.h"
 #include "preload/module_tracker.h"
 #include "preload/process_info.h"
@@ -59,9 +60,13 @@ struct Collector {
 
 alignas(Collector) unsigned char g_storage[sizeof(Collector)];
 Collector* g_collector = nullptr;
-// 0 not started (starts lazily), 1 starting/running, 2 shut down,
-// 3 idle between sessions (starts only through collector_start_session).
-std::atomic<int> g_state{0};
+enum class State {
+  kNotStarted,  // starts lazily, on the first recorded call
+  kRunning,     // starting or running
+  kShutDown,    // for good: the process is exiting, or a flush wedged
+  kIdle,        // between sessions: starts only through collector_start_session
+};
+std::atomic<State> g_state{State::kNotStarted};
 bool g_sessions = false;     // collector_use_sessions() was called
 std::mutex g_session_mutex;  // serialises session start/stop with the exit-time shutdown
 char g_trace_path[4200] = {};
@@ -157,7 +162,7 @@ void flush(Collector& c) {
 }
 
 void* collector_main(void*) {
-  tls_in_hook = true;  // the collector never records itself
+  InHookScope in_hook;  // for the thread's life: the collector never records itself
   Collector& c = *g_collector;
   std::unique_lock<std::mutex> lock(c.mutex);
   write_process_info(c.writer);
@@ -277,24 +282,24 @@ void forget_previous_sessions() {
 }  // namespace
 
 void ensure_collector_running() {
-  int expected = 0;
-  if (g_state.load(std::memory_order_acquire) != 0) return;
-  if (!g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+  State expected = State::kNotStarted;
+  if (g_state.load(std::memory_order_acquire) != State::kNotStarted) return;
+  if (!g_state.compare_exchange_strong(expected, State::kRunning, std::memory_order_acq_rel)) return;
   start_collector();
 }
 
 void collector_use_sessions() {
   g_sessions = true;
-  int expected = 0;
-  g_state.compare_exchange_strong(expected, 3, std::memory_order_acq_rel);
+  State expected = State::kNotStarted;
+  g_state.compare_exchange_strong(expected, State::kIdle, std::memory_order_acq_rel);
 }
 
 bool collector_start_session(char* error, unsigned long error_size) {
   std::lock_guard<std::mutex> session(g_session_mutex);
-  int expected = 3;
-  if (!g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+  State expected = State::kIdle;
+  if (!g_state.compare_exchange_strong(expected, State::kRunning, std::memory_order_acq_rel)) {
     std::snprintf(error, error_size, "%s",
-                  expected == 2 ? "the process is exiting" : "the recorder is already running");
+                  expected == State::kShutDown ? "the process is exiting" : "the recorder is already running");
     return false;
   }
   if (g_collector != nullptr) {
@@ -305,14 +310,14 @@ bool collector_start_session(char* error, unsigned long error_size) {
   g_start_monotonic_ns = 0;
   if (!start_collector()) {
     std::snprintf(error, error_size, "cannot create a trace in %s (see the target's stderr)", config().output_dir);
-    g_state.store(3, std::memory_order_release);
+    g_state.store(State::kIdle, std::memory_order_release);
     return false;
   }
   return true;
 }
 
 bool collector_flush_now() {
-  if (g_state.load(std::memory_order_acquire) != 1 || g_collector == nullptr) return false;
+  if (g_state.load(std::memory_order_acquire) != State::kRunning || g_collector == nullptr) return false;
   Collector& c = *g_collector;
   std::unique_lock<std::mutex> lock(c.mutex);
   uint64_t want = ++c.flush_requested;
@@ -322,14 +327,14 @@ bool collector_flush_now() {
 
 unsigned long long collector_stop_session() {
   std::lock_guard<std::mutex> session(g_session_mutex);
-  if (g_state.load(std::memory_order_acquire) != 1 || g_collector == nullptr) return 0;
+  if (g_state.load(std::memory_order_acquire) != State::kRunning || g_collector == nullptr) return 0;
   Collector& c = *g_collector;
   if (c.thread_running && !join_collector(c)) {
     log_warning("trace flush did not finish within 5 s; recording is off for good");
-    g_state.store(2, std::memory_order_release);
+    g_state.store(State::kShutDown, std::memory_order_release);
     return c.events_written;
   }
-  g_state.store(3, std::memory_order_release);
+  g_state.store(State::kIdle, std::memory_order_release);
   return c.events_written;
 }
 
@@ -363,9 +368,9 @@ void note_process_without_cuda() {
 void collector_shutdown() {
   // A session being started or stopped finishes first (bounded by its join).
   std::lock_guard<std::mutex> session(g_session_mutex);
-  int previous = g_state.exchange(2, std::memory_order_acq_rel);
-  if (previous == 0 && !g_sessions) note_process_without_cuda();
-  if (previous != 1 || g_collector == nullptr) return;
+  State previous = g_state.exchange(State::kShutDown, std::memory_order_acq_rel);
+  if (previous == State::kNotStarted && !g_sessions) note_process_without_cuda();
+  if (previous != State::kRunning || g_collector == nullptr) return;
   Collector& c = *g_collector;
   if (!c.thread_running) return;
   // Bounded: a wedged filesystem must not hang the target's exit.
@@ -377,11 +382,13 @@ void collector_shutdown() {
 }
 
 void collector_before_fork() {
-  if (g_collector != nullptr && g_state.load(std::memory_order_acquire) == 1) g_collector->mutex.lock();
+  if (g_collector != nullptr && g_state.load(std::memory_order_acquire) == State::kRunning) g_collector->mutex.lock();
 }
 
 void collector_after_fork_parent() {
-  if (g_collector != nullptr && g_state.load(std::memory_order_acquire) == 1) g_collector->mutex.unlock();
+  if (g_collector != nullptr && g_state.load(std::memory_order_acquire) == State::kRunning) {
+    g_collector->mutex.unlock();
+  }
 }
 
 void collector_after_fork_child() {
@@ -400,12 +407,16 @@ void collector_after_fork_child() {
     // A child of a dormant or attached process has no control endpoint to
     // end a session with: it stays dormant (fork without exec; an exec'd
     // child loads the preload afresh).
-    if (g_state.load(std::memory_order_relaxed) != 2) g_state.store(3, std::memory_order_release);
+    if (g_state.load(std::memory_order_relaxed) != State::kShutDown) {
+      g_state.store(State::kIdle, std::memory_order_release);
+    }
     g_recording.store(false, std::memory_order_relaxed);
     return;
   }
-  if (g_state.load(std::memory_order_relaxed) != 2) g_state.store(0, std::memory_order_release);
-  if (g_state.load(std::memory_order_relaxed) == 0 && config().enabled) {
+  if (g_state.load(std::memory_order_relaxed) != State::kShutDown) {
+    g_state.store(State::kNotStarted, std::memory_order_release);
+  }
+  if (g_state.load(std::memory_order_relaxed) == State::kNotStarted && config().enabled) {
     g_recording.store(true, std::memory_order_relaxed);
   }
 }

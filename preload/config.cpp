@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "trace/environment.h"
+
 namespace syncscope::preload {
 namespace {
 
@@ -58,26 +60,26 @@ void set_config(const Config& config) { g_config = config; }
 
 Config config_from_environment() {
   Config c;
-  c.enabled = !is_true(std::getenv("SYNCSCOPE_DISABLE"));
-  const char* dir = std::getenv("SYNCSCOPE_OUTPUT_DIR");
+  c.enabled = !is_true(std::getenv(env::kDisable));
+  const char* dir = std::getenv(env::kOutputDir);
   if (dir == nullptr || *dir == '\0') dir = "syncscope-trace";
   std::strncpy(c.output_dir, dir, sizeof(c.output_dir) - 1);
-  c.flush_ms = parse_u32(std::getenv("SYNCSCOPE_FLUSH_MS"), c.flush_ms, 1, 60000);
+  c.flush_ms = parse_u32(std::getenv(env::kFlushMs), c.flush_ms, 1, 60000);
   c.ring_events =
-      round_up_pow2(parse_u32(std::getenv("SYNCSCOPE_RING_EVENTS"), c.ring_events, 64, 1u << 24));
-  c.stacks = !is_false(std::getenv("SYNCSCOPE_STACKS"));
-  c.python = !is_false(std::getenv("SYNCSCOPE_PYTHON"));
-  const char* log = std::getenv("SYNCSCOPE_LOG");
+      round_up_pow2(parse_u32(std::getenv(env::kRingEvents), c.ring_events, 64, 1u << 24));
+  c.stacks = !is_false(std::getenv(env::kStacks));
+  c.python = !is_false(std::getenv(env::kPython));
+  const char* log = std::getenv(env::kLog);
   if (log != nullptr) {
     if (std::strcmp(log, "quiet") == 0) c.log_level = 0;
     if (std::strcmp(log, "debug") == 0) c.log_level = 2;
   }
-  const char* clock = std::getenv("SYNCSCOPE_CLOCK");
+  const char* clock = std::getenv(env::kClock);
   c.force_monotonic_clock = clock != nullptr && std::strcmp(clock, "monotonic") == 0;
-  c.dormant = is_true(std::getenv("SYNCSCOPE_DORMANT"));
+  c.dormant = is_true(std::getenv(env::kDormant));
   // Opt-in until the CUPTI adapter has been proven on a GPU (docs/gpu-timeline.md).
-  c.gpu_timeline = is_true(std::getenv("SYNCSCOPE_GPU_TIMELINE"));
-  parse_status_channel(std::getenv("SYNCSCOPE_STATUS_FD"), &c);
+  c.gpu_timeline = is_true(std::getenv(env::kGpuTimeline));
+  parse_status_channel(std::getenv(env::kStatusFd), &c);
   return c;
 }
 

@@ -1,5 +1,6 @@
 // Recorder settings, read once from the environment when the preload loads.
 // The launcher (tools/) sets these; a user who sets LD_PRELOAD by hand can too.
+// The variables' names are declared in trace/environment.h.
 #pragma once
 
 #include <cstdint>

@@ -8,21 +8,25 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "preload/in_hook.h"
 #include "preload/log.h"
 #include "preload/session.h"
-#include "preload/thread_state.h"
+#include "trace/control_protocol.h"
 
 namespace syncscope::preload {
 namespace {
 
 int g_listen_fd = -1;
 
-// Reads one command line (without its newline) from `fd`; false on EOF or
-// error. Commands are short: anything longer than 8 KiB is refused.
+// Reads one request line (without its newline) from `fd`; false on EOF or
+// error. Requests are short: anything longer than the protocol allows is
+// refused.
 bool read_line(int fd, std::string* buffer, std::string* line) {
   for (;;) {
     size_t newline = buffer->find('\n');
@@ -31,7 +35,7 @@ bool read_line(int fd, std::string* buffer, std::string* line) {
       buffer->erase(0, newline + 1);
       return true;
     }
-    if (buffer->size() > 8192) return false;
+    if (buffer->size() > control::kMaxLineBytes) return false;
     char chunk[512];
     ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
     if (n < 0 && errno == EINTR) continue;
@@ -40,8 +44,8 @@ bool read_line(int fd, std::string* buffer, std::string* line) {
   }
 }
 
-void reply(int fd, std::string text) {
-  text += '\n';
+void reply(int fd, const control::Message& message) {
+  std::string text = control::encode(message) + '\n';
   size_t sent = 0;
   while (sent < text.size()) {
     ssize_t n = send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
@@ -58,22 +62,29 @@ bool same_user(int fd) {
   return peer.uid == getuid() || peer.uid == geteuid();
 }
 
-std::string handle(const std::string& line) {
-  if (line == "hello") return session_describe();
-  if (line.rfind("start ", 0) == 0) return session_start(line.substr(6));
-  if (line == "flush") return session_flush();
-  if (line == "stop") return session_stop();
-  return "error unknown command: " + line.substr(0, 64);
+control::Message handle(const control::Request& request) {
+  switch (request.command) {
+    case control::Command::kHello: return session_describe();
+    case control::Command::kStart: return session_start(request.output_dir);
+    case control::Command::kFlush: return session_flush();
+    case control::Command::kStop: return session_stop();
+  }
+  return control::error_reply("unknown command");
 }
 
 // Serves one client until it hangs up; a session it leaves running is stopped.
 void serve(int client) {
-  std::string buffer, line;
+  std::string buffer, line, error;
   bool started_here = false;
   while (read_line(client, &buffer, &line)) {
-    std::string answer = handle(line);
-    if (line.rfind("start ", 0) == 0 && answer.rfind("ok", 0) == 0) started_here = true;
-    if (line == "stop") started_here = false;
+    std::optional<control::Request> request = control::parse_request(line, &error);
+    if (!request) {
+      reply(client, control::error_reply(error));
+      continue;
+    }
+    control::Message answer = handle(*request);
+    if (request->command == control::Command::kStart && answer.word == control::kOk) started_here = true;
+    if (request->command == control::Command::kStop) started_here = false;
     reply(client, answer);
   }
   if (started_here && session_active()) {
@@ -83,7 +94,7 @@ void serve(int client) {
 }
 
 void* control_main(void*) {
-  tls_in_hook = true;  // nothing this thread does is the target's work
+  InHookScope in_hook;  // for the thread's life: nothing it does is the target's work
   for (;;) {
     int client = accept4(g_listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
@@ -93,7 +104,7 @@ void* control_main(void*) {
       continue;
     }
     if (!same_user(client)) {
-      reply(client, "error not permitted: the control endpoint serves only its own user");
+      reply(client, control::error_reply("not permitted: the control endpoint serves only its own user"));
       // Closing with the client's command unread would reset the connection
       // and lose the reply: end our side, let it finish (briefly), then close.
       shutdown(client, SHUT_WR);
@@ -120,8 +131,9 @@ void control_endpoint_start() {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   // Abstract namespace: the leading NUL; nothing on disk to clean up.
-  int length = std::snprintf(address.sun_path + 1, sizeof(address.sun_path) - 1, "syncscope.%d", getpid());
-  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + length);
+  const std::string name = control::socket_name(getpid());
+  std::memcpy(address.sun_path + 1, name.data(), name.size());
+  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
   if (bind(fd, reinterpret_cast<sockaddr*>(&address), size) != 0 || listen(fd, 4) != 0) {
     log_warning("dormant: cannot bind @syncscope.%d (%s); `syncscope attach` cannot reach this process", getpid(),
                 std::strerror(errno));

@@ -1,15 +1,11 @@
 // The control endpoint of a dormant or attached process: a Unix socket in
 // the abstract namespace, "@syncscope.<pid>", served by one thread that
-// blocks in poll(2) and never receives the target's signals. Only a peer
+// blocks in accept(2) and never receives the target's signals. Only a peer
 // with the process's own user id (SO_PEERCRED) is served. One line per
-// command, one line per reply:
-//   hello          -> ok syncscope <version> pid <pid> mode <dormant|injected> state <idle|recording>
-//   start <dir>    -> ok recording <trace file> redirected <slots>   (dir: absolute)
-//   flush          -> ok flushed
-//   stop           -> ok stopped events <n> restored <n> left <n> gone <n>
-// Anything else, or a command out of order, gets "error <reason>". A session
-// belongs to its connection: if the peer goes away without "stop" (attach
-// killed), the session is stopped as if it had sent it.
+// request, one line per reply, in the control protocol
+// (trace/control_protocol.h, docs/control-protocol.md): hello, start, flush,
+// stop. A session belongs to its connection: if the peer goes away without
+// "stop" (attach killed), the session is stopped as if it had sent it.
 #pragma once
 
 namespace syncscope::preload {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "preload/cupti_timeline.h"
+#include "trace/environment.h"
 
 namespace syncscope::preload {
 namespace {
@@ -51,7 +52,7 @@ void* try_open(const std::string& path, std::string* opened) {
 }  // namespace
 
 void* open_cupti_library(std::string* path, std::string* why) {
-  if (const char* explicit_path = std::getenv("SYNCSCOPE_CUPTI_LIBRARY"); explicit_path && *explicit_path) {
+  if (const char* explicit_path = std::getenv(env::kCuptiLibrary); explicit_path && *explicit_path) {
     if (void* handle = try_open(explicit_path, path)) return handle;
     const char* error = dlerror();
     *why = std::string("cannot load SYNCSCOPE_CUPTI_LIBRARY=") + explicit_path + (error ? std::string(": ") + error : "");

@@ -24,7 +24,9 @@
 
 #include "preload/clock.h"
 #include "preload/config.h"
+#include "preload/in_hook.h"
 #include "preload/log.h"
+#include "preload/real_function.h"
 #include "preload/thread_state.h"
 #include "trace/gpu_record.h"
 #include "trace/writer.h"
@@ -275,7 +277,8 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
 
 template <typename T>
 bool resolve(void* library, const char* name, T* out) {
-  *out = reinterpret_cast<T>(dlsym(library, name));
+  // glibc's dlsym, not the preload's own hook (preload/real_function.h).
+  *out = reinterpret_cast<T>(real_dlsym()(library, name));
   return *out != nullptr;
 }
 
@@ -526,13 +529,10 @@ void gpu_timeline_start() {
   Control& c = *g_control;
   std::lock_guard<std::mutex> lock(c.mutex);
   if (c.active) return;
-  // CUPTI's own CUDA calls must never be recorded.
-  bool was_in_hook = tls_in_hook;
-  tls_in_hook = true;
+  InHookScope quiet;  // CUPTI's own CUDA calls must never be recorded
   std::string why;
   bool warn = false;
   if (!start_locked(c, &why, &warn)) turn_off(why, warn);
-  tls_in_hook = was_in_hook;
 }
 
 void gpu_timeline_drain(TraceWriter& writer) {
@@ -565,10 +565,8 @@ void gpu_timeline_drain(TraceWriter& writer) {
 void gpu_timeline_stop() {
   Control& c = *g_control;
   std::lock_guard<std::mutex> lock(c.mutex);
-  bool was_in_hook = tls_in_hook;
-  tls_in_hook = true;
+  InHookScope quiet;
   stop_locked(c);
-  tls_in_hook = was_in_hook;
 }
 
 }  // namespace syncscope::preload

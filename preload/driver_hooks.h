@@ -14,16 +14,9 @@ namespace syncscope::preload {
 // it is already a wrapper. Never allocates; safe to call from any thread.
 void* driver_wrapper_for(const char* requested, void* real, int cuda_version, uint64_t flags, bool exact_name);
 
-// Resolves the real driver function of row `index`: the next definition
-// after the preload, else the symbol in the loaded libcuda.so.1.
+// Resolves the real driver function of row `index` (real_function.h) and
+// claims the row for it, unless a pointer handed out through an entry point
+// claimed it first; returns the row's real function.
 void* resolve_real_driver_function(int index);
-
-// The real dlsym (glibc's), found with dlvsym so that our own exported
-// dlsym is never called recursively.
-using DlsymFn = void* (*)(void*, const char*);
-DlsymFn real_dlsym();
-
-// The loaded libcuda.so.1 (RTLD_NOLOAD), or nullptr.
-void* loaded_libcuda();
 
 }  // namespace syncscope::preload

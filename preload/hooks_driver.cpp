@@ -8,7 +8,6 @@
 // twice.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstring>
@@ -16,7 +15,7 @@
 #include "preload/call_record.h"
 #include "preload/driver_hooks.h"
 #include "preload/hook_body.h"
-#include "preload/load_mode.h"
+#include "preload/real_function.h"
 #include "preload/recorder.h"
 #include "preload/thread_state.h"
 #include "trace/api.h"
@@ -99,8 +98,8 @@ bool claim(int i, void* real) {
 // know the ABI of a pointer from cuGetProcAddress).
 int row_exporting(void* real) {
   void* libcuda = loaded_libcuda();
-  if (libcuda == nullptr) return -1;
   DlsymFn lookup = real_dlsym();
+  if (libcuda == nullptr || lookup == nullptr) return -1;
   for (int i = 0; i < kDriverCount; ++i) {
     if (g_real[i].load(std::memory_order_acquire) == real) return i;
     if (lookup(libcuda, kRows[i].name) == real) return i;
@@ -131,26 +130,10 @@ int row_for_request(const char* requested, int cuda_version, uint64_t flags) {
 
 }  // namespace
 
-void* loaded_libcuda() {
-  static std::atomic<void*> handle{nullptr};
-  void* h = handle.load(std::memory_order_acquire);
-  if (h != nullptr) return h;
-  h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-  if (h == nullptr) return nullptr;
-  // NOLOAD took a reference; libcuda is never unloaded in practice, and
-  // keeping the handle avoids a dlopen per lookup.
-  handle.store(h, std::memory_order_release);
-  return h;
-}
-
 void* resolve_real_driver_function(int index) {
   if (index < 0 || index >= kDriverCount) return nullptr;
-  void* fn = next_definition(kRows[index].name);
-  if (fn == nullptr) {
-    void* libcuda = loaded_libcuda();
-    if (libcuda != nullptr) fn = real_dlsym()(libcuda, kRows[index].name);
-  }
-  if (fn == nullptr || fn == kRows[index].wrapper) return nullptr;
+  void* fn = find_real_function(RealLibrary::kCudaDriver, kRows[index].name);
+  if (fn == nullptr) return nullptr;
   void* expected = nullptr;
   g_real[index].compare_exchange_strong(expected, fn, std::memory_order_acq_rel);
   return g_real[index].load(std::memory_order_acquire);

@@ -12,7 +12,6 @@
 #include <cstring>
 
 #include "preload/driver_hooks.h"
-#include "preload/load_mode.h"
 #include "preload/real_function.h"
 
 #define SS_EXPORT __attribute__((visibility("default")))
@@ -24,34 +23,6 @@ extern "C" CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVer
 #undef cudaGetDriverEntryPointByVersion
 
 namespace syncscope::preload {
-
-DlsymFn real_dlsym() {
-  static std::atomic<DlsymFn> real{nullptr};
-  DlsymFn fn = real.load(std::memory_order_acquire);
-  if (__builtin_expect(fn != nullptr, 1)) return fn;
-  // dlsym moved into libc in glibc 2.34; before that it was libdl's
-  // GLIBC_2.2.5 (x86_64) or GLIBC_2.17 (aarch64).
-  // Loaded late, this library is in no global search list and RTLD_NEXT
-  // has no meaning for it: ask libc (or the old libdl) by handle.
-  void* late_handles[2] = {nullptr, nullptr};
-  if (loaded_late()) {
-    late_handles[0] = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-    late_handles[1] = dlopen("libdl.so.2", RTLD_LAZY | RTLD_NOLOAD);
-  }
-  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"}) {
-    if (!loaded_late()) {
-      fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", version));
-    } else {
-      for (void* handle : late_handles) {
-        if (fn == nullptr && handle != nullptr) fn = reinterpret_cast<DlsymFn>(dlvsym(handle, "dlsym", version));
-      }
-    }
-    if (fn != nullptr) break;
-  }
-  real.store(fn, std::memory_order_release);
-  return fn;
-}
-
 namespace {
 
 using GetProcAddressV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
@@ -60,16 +31,8 @@ using GetProcAddressV2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdr
 std::atomic<void*> g_get_proc_v1{nullptr};
 std::atomic<void*> g_get_proc_v2{nullptr};
 
-void* real_driver_entry(std::atomic<void*>& slot, const char* name, void* own) {
-  void* fn = slot.load(std::memory_order_acquire);
-  if (fn != nullptr) return fn;
-  fn = next_definition(name);
-  if (fn == nullptr && loaded_libcuda() != nullptr) fn = real_dlsym()(loaded_libcuda(), name);
-  if (fn == nullptr || fn == own) return nullptr;
-  void* expected = nullptr;
-  slot.compare_exchange_strong(expected, fn, std::memory_order_acq_rel);
-  return slot.load(std::memory_order_acquire);
-}
+void* real_get_proc_v1() { return real_function(g_get_proc_v1, RealLibrary::kCudaDriver, "cuGetProcAddress"); }
+void* real_get_proc_v2() { return real_function(g_get_proc_v2, RealLibrary::kCudaDriver, "cuGetProcAddress_v2"); }
 
 // The entry points themselves, when fetched, are replaced by ours so that
 // everything fetched through them is wrapped too.
@@ -82,8 +45,7 @@ using namespace syncscope::preload;
 
 extern "C" SS_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
                                                    CUdriverProcAddressQueryResult* symbolStatus) {
-  auto real = reinterpret_cast<GetProcAddressV2>(
-      real_driver_entry(g_get_proc_v2, "cuGetProcAddress_v2", reinterpret_cast<void*>(&cuGetProcAddress_v2)));
+  auto real = reinterpret_cast<GetProcAddressV2>(real_get_proc_v2());
   if (real == nullptr) return CUDA_ERROR_NOT_FOUND;
   CUresult result = real(symbol, pfn, cudaVersion, flags, symbolStatus);
   if (result == CUDA_SUCCESS && pfn != nullptr && symbol != nullptr) {
@@ -94,8 +56,7 @@ extern "C" SS_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn
 }
 
 extern "C" SS_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags) {
-  auto real = reinterpret_cast<GetProcAddressV1>(
-      real_driver_entry(g_get_proc_v1, "cuGetProcAddress", reinterpret_cast<void*>(&cuGetProcAddress)));
+  auto real = reinterpret_cast<GetProcAddressV1>(real_get_proc_v1());
   if (real == nullptr) return CUDA_ERROR_NOT_FOUND;
   CUresult result = real(symbol, pfn, cudaVersion, flags);
   if (result == CUDA_SUCCESS && pfn != nullptr && symbol != nullptr) {
@@ -111,8 +72,8 @@ namespace {
 void* swap_entry_point(const char* symbol, void* real) {
   if (real == nullptr || std::strncmp(symbol, "cuGetProcAddress", 16) != 0) return real;
   // Which ABI `real` is: compare with the exported functions.
-  void* v2 = real_driver_entry(g_get_proc_v2, "cuGetProcAddress_v2", reinterpret_cast<void*>(&cuGetProcAddress_v2));
-  void* v1 = real_driver_entry(g_get_proc_v1, "cuGetProcAddress", reinterpret_cast<void*>(&cuGetProcAddress));
+  void* v2 = real_get_proc_v2();
+  void* v1 = real_get_proc_v1();
   if (real == v2) return reinterpret_cast<void*>(&cuGetProcAddress_v2);
   if (real == v1) return reinterpret_cast<void*>(&cuGetProcAddress);
   return real;
@@ -220,7 +181,8 @@ constexpr int kRuntimeAbiVersion = 12000;
   extern "C" SS_EXPORT cudaError_t name(const char* symbol, void** funcPtr, unsigned long long flags,      \
                                         cudaDriverEntryPointQueryResult* driverStatus) {                  \
     static std::atomic<void*> slot{nullptr};                                                              \
-    auto real = reinterpret_cast<EntryPoint>(real_function(slot, #name));                                 \
+    auto real = reinterpret_cast<EntryPoint>(                                                             \
+        real_function(slot, RealLibrary::kCudaRuntime, #name));                                           \
     if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                                      \
     cudaError_t result = real(symbol, funcPtr, flags, driverStatus);                                      \
     if (result == cudaSuccess) swap_fetched(symbol, funcPtr, kRuntimeAbiVersion, flags);                  \
@@ -235,7 +197,8 @@ SS_ENTRY_POINT(cudaGetDriverEntryPoint_ptsz)
                                         unsigned long long flags,                                          \
                                         cudaDriverEntryPointQueryResult* driverStatus) {                  \
     static std::atomic<void*> slot{nullptr};                                                              \
-    auto real = reinterpret_cast<EntryPointByVersion>(real_function(slot, #name));                        \
+    auto real = reinterpret_cast<EntryPointByVersion>(                                                    \
+        real_function(slot, RealLibrary::kCudaRuntime, #name));                                           \
     if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                                      \
     cudaError_t result = real(symbol, funcPtr, cudaVersion, flags, driverStatus);                         \
     if (result == cudaSuccess) swap_fetched(symbol, funcPtr, static_cast<int>(cudaVersion), flags);       \

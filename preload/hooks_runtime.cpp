@@ -17,24 +17,12 @@
 
 #define SS_EXPORT __attribute__((visibility("default")))
 
-namespace syncscope::preload {
-namespace {
-
-// Shared slow path, kept out of line so each wrapper's fast path stays small.
-__attribute__((noinline, cold)) void* resolve(std::atomic<void*>& slot, const char* name) {
-  return real_function(slot, name);
-}
-
-}  // namespace
-}  // namespace syncscope::preload
-
 #define SS_API(name, family, stack, params, args, describe)                              \
   extern "C" SS_EXPORT cudaError_t name params {                                          \
     using namespace ::syncscope::preload;                                                 \
     using Fn = cudaError_t(*) params;                                                     \
     static std::atomic<void*> real_slot{nullptr};                                         \
-    void* raw = real_slot.load(std::memory_order_acquire);                                \
-    if (__builtin_expect(raw == nullptr, 0)) raw = resolve(real_slot, #name);             \
+    void* raw = real_function(real_slot, RealLibrary::kCudaRuntime, #name);               \
     if (raw == nullptr) return cudaErrorSharedObjectSymbolNotFound;                       \
     Fn real = reinterpret_cast<Fn>(raw);                                                  \
     SS_RECORDED_CALL(cudaError_t, ::syncscope::ApiId::name, stack, args, describe);       \

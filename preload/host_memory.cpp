@@ -16,7 +16,7 @@ MemoryKind classify_pointer(const void* ptr, bool allow_query) {
   if (!allow_query) return MemoryKind::kUnknown;
   using Fn = cudaError_t (*)(cudaPointerAttributes*, const void*);
   static std::atomic<void*> slot{nullptr};
-  auto query = reinterpret_cast<Fn>(real_function(slot, "cudaPointerGetAttributes"));
+  auto query = reinterpret_cast<Fn>(real_function(slot, RealLibrary::kCudaRuntime, "cudaPointerGetAttributes"));
   if (query == nullptr) return MemoryKind::kUnknown;
   cudaPointerAttributes attributes{};
   if (query(&attributes, ptr) != cudaSuccess) {
@@ -24,7 +24,8 @@ MemoryKind classify_pointer(const void* ptr, bool allow_query) {
     // cudaGetLastError() check.
     using ClearFn = cudaError_t (*)();
     static std::atomic<void*> clear_slot{nullptr};
-    if (auto clear = reinterpret_cast<ClearFn>(real_function(clear_slot, "cudaGetLastError"))) clear();
+    auto clear = reinterpret_cast<ClearFn>(real_function(clear_slot, RealLibrary::kCudaRuntime, "cudaGetLastError"));
+    if (clear != nullptr) clear();
     return MemoryKind::kUnknown;
   }
   switch (attributes.type) {

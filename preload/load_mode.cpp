@@ -34,9 +34,4 @@ void decide_load_mode() {
 
 LoadMode load_mode() { return g_mode; }
 
-void* next_definition(const char* name) {
-  if (g_mode == LoadMode::kLate) return nullptr;
-  return dlsym(RTLD_NEXT, name);
-}
-
 }  // namespace syncscope::preload

@@ -1,6 +1,5 @@
 #include "preload/process_info.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -8,7 +7,9 @@
 #include <string>
 
 #include "preload/clock.h"
+#include "preload/real_function.h"
 #include "preload/stack_capture.h"
+#include "trace/process_info_keys.h"
 #include "trace/writer.h"
 
 namespace syncscope::preload {
@@ -39,11 +40,7 @@ std::string read_link(const char* path) {
 // The fake runtime used in CI exports this marker; a report must never let a
 // simulated run pass for a real GPU.
 bool runtime_is_simulated() {
-  if (dlsym(RTLD_DEFAULT, "syncscopeFakeCudaRuntime") != nullptr) return true;
-  void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
-  bool fake = cudart != nullptr && dlsym(cudart, "syncscopeFakeCudaRuntime") != nullptr;
-  if (cudart != nullptr) dlclose(cudart);
-  return fake;
+  return find_real_function(RealLibrary::kCudaRuntime, "syncscopeFakeCudaRuntime") != nullptr;
 }
 
 }  // namespace
@@ -61,23 +58,25 @@ void write_process_info(TraceWriter& writer) {
     size_t end = cmdline.find('\0', start);
     if (end == std::string::npos) end = cmdline.size();
     std::string arg = cmdline.substr(start, end - start);
-    writer.add_process_info("argv" + std::to_string(index++), arg);
+    writer.add_process_info(info_key::argv_key(index++), arg);
     if (!joined.empty()) joined += ' ';
     joined += arg;
     start = end + 1;
   }
-  writer.add_process_info("argv", joined);
-  writer.add_process_info("exe", read_link("/proc/self/exe"));
-  writer.add_process_info("cwd", read_link("/proc/self/cwd"));
+  writer.add_process_info(info_key::kArgv, joined);
+  writer.add_process_info(info_key::kExe, read_link("/proc/self/exe"));
+  writer.add_process_info(info_key::kCwd, read_link("/proc/self/cwd"));
   char host[256] = {};
-  if (gethostname(host, sizeof(host) - 1) == 0) writer.add_process_info("hostname", host);
-  for (const char* key : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
+  if (gethostname(host, sizeof(host) - 1) == 0) writer.add_process_info(info_key::kHostname, host);
+  // The variable's name is the key.
+  for (const char* key : {info_key::kRank, info_key::kLocalRank, info_key::kWorldSize}) {
     if (const char* value = std::getenv(key)) writer.add_process_info(key, value);
   }
-  writer.add_process_info("cuda_runtime", runtime_is_simulated() ? "fake (simulated GPU)" : "real");
-  writer.add_process_info("unwinder", stack_unwinder_name());
-  writer.add_process_info("clock", clock_uses_tsc() ? "tsc" : "monotonic");
-  writer.add_process_info("syncscope_version", SYNCSCOPE_VERSION);
+  writer.add_process_info(info_key::kCudaRuntime,
+                          runtime_is_simulated() ? info_key::kCudaRuntimeSimulated : info_key::kCudaRuntimeReal);
+  writer.add_process_info(info_key::kUnwinder, stack_unwinder_name());
+  writer.add_process_info(info_key::kClock, clock_uses_tsc() ? "tsc" : "monotonic");
+  writer.add_process_info(info_key::kSyncscopeVersion, SYNCSCOPE_VERSION);
   for (const auto& [key, value] : session_info()) writer.add_process_info(key, value);
 }
 

@@ -1,12 +1,11 @@
 #include "preload/python_frames.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 
 #include "preload/log.h"
+#include "preload/real_function.h"
 #include "trace/writer.h"
 
 namespace syncscope::preload {
@@ -36,7 +35,7 @@ std::atomic<uint32_t> g_absent_calls{0};
 
 template <typename Fn>
 bool resolve(Fn* out, const char* name) {
-  *out = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+  *out = reinterpret_cast<Fn>(find_real_function(RealLibrary::kPython, name));
   return *out != nullptr;
 }
 

@@ -26,17 +26,15 @@
 // executable, which LD_PRELOAD cannot outrank: there the extension modules'
 // import slots for both functions are patched (import_patch.h) when an event
 // is first deferred.
-#include <dlfcn.h>
-#include <link.h>
-
 #include <atomic>
-#include <cstring>
 
 #include "preload/clock.h"
 #include "preload/import_patch.h"
+#include "preload/in_hook.h"
 #include "preload/load_mode.h"
 #include "preload/log.h"
 #include "preload/python_frames.h"
+#include "preload/real_function.h"
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
 #include "preload/thread_state.h"
@@ -63,60 +61,20 @@ __thread uint64_t tls_gil_released_at __attribute__((tls_model("initial-exec")))
 std::atomic<uint64_t> g_frameless_at{0};
 std::atomic<uint32_t> g_frameless_tid{0};
 
-// libpython loaded privately (an embedding program) is not found by
-// RTLD_NEXT: look through the loaded objects for it.
-void* find_in_libpython(const char* name) {
-  struct Search {
-    const char* name;
-    void* found;
-  } search{name, nullptr};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* s = static_cast<Search*>(data);
-        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "libpython") == nullptr) return 0;
-        void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (handle == nullptr) return 0;
-        s->found = dlsym(handle, s->name);
-        dlclose(handle);
-        return s->found != nullptr ? 1 : 0;
-      },
-      &search);
-  return search.found;
-}
-
-// The interpreter's own definition of `name`, never this library's export.
-void* real_python_function(std::atomic<void*>& slot, const char* name) {
-  void* fn = slot.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    // The executable's own definition comes first in the global scope; a
-    // shared libpython's comes after this library.
-    fn = dlsym(RTLD_DEFAULT, name);
-    Dl_info where{}, self{};
-    // Our own export (a shared libpython comes after this library): skip it.
-    if (fn != nullptr && dladdr(fn, &where) && dladdr(reinterpret_cast<void*>(&restore_thread_hook), &self) &&
-        where.dli_fbase == self.dli_fbase) {
-      fn = dlsym(RTLD_NEXT, name);
-    }
-    if (fn == nullptr) fn = find_in_libpython(name);
-    slot.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
-
 RestoreFn real_restore() {
   static std::atomic<void*> slot{nullptr};
-  return reinterpret_cast<RestoreFn>(real_python_function(slot, "PyEval_RestoreThread"));
+  return reinterpret_cast<RestoreFn>(real_function(slot, RealLibrary::kPython, "PyEval_RestoreThread"));
 }
 
 SaveFn real_save() {
   static std::atomic<void*> slot{nullptr};
-  return reinterpret_cast<SaveFn>(real_python_function(slot, "PyEval_SaveThread"));
+  return reinterpret_cast<SaveFn>(real_function(slot, RealLibrary::kPython, "PyEval_SaveThread"));
 }
 
 // One syncscope_gil_wait event: this thread waited, GIL released, from
 // `released` until now, while a frameless thread worked.
 void record_gil_wait(ThreadState* thread, uint64_t released) {
-  tls_in_hook = true;
+  InHookScope in_hook;
   uint64_t python[kMaxPythonDepth];
   uint32_t python_depth = capture_python_stack(python, kMaxPythonDepth);
   if (python_depth > 0) {
@@ -130,11 +88,10 @@ void record_gil_wait(ThreadState* thread, uint64_t released) {
     e.stack_id = stack_table().intern(no_native, 0, python, python_depth);
     thread->ring.push(e);
   }
-  tls_in_hook = false;
 }
 
 void complete_pending(ThreadState* thread) {
-  tls_in_hook = true;
+  InHookScope in_hook;
   uint64_t python[kMaxPythonDepth];
   uint32_t python_depth = capture_python_stack(python, kMaxPythonDepth);
   static std::atomic<int> logged{0};
@@ -153,7 +110,6 @@ void complete_pending(ThreadState* thread) {
     thread->ring.push(e);
   }
   thread->pending_count = 0;
-  tls_in_hook = false;
 }
 
 }  // namespace

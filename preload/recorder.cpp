@@ -6,6 +6,7 @@
 #include "preload/collector.h"
 #include "preload/config.h"
 #include "preload/control_endpoint.h"
+#include "preload/in_hook.h"
 #include "preload/load_mode.h"
 #include "preload/log.h"
 #include "preload/pinned_map.h"
@@ -39,11 +40,13 @@ __attribute__((constructor)) void recorder_init() {
   set_config(config_from_environment());
   const Config& settings = config();
   if (!settings.enabled) return;
-  tls_in_hook = true;  // nothing below may record itself
-  clock_init(settings.force_monotonic_clock);
-  bool ok = stack_table().init() && pinned_map().init();
-  if (settings.stacks) stack_capture_init();
-  tls_in_hook = false;
+  bool ok;
+  {
+    InHookScope in_hook;  // nothing here may record itself
+    clock_init(settings.force_monotonic_clock);
+    ok = stack_table().init() && pinned_map().init();
+    if (settings.stacks) stack_capture_init();
+  }
   if (!ok) {
     log_warning("cannot reserve memory for the recorder; recording disabled");
     report_status(kStatusRecorderFailed, "cannot reserve memory for the recorder");

@@ -17,6 +17,7 @@
 #include "preload/log.h"
 #include "preload/process_info.h"
 #include "preload/recorder.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope::preload {
 namespace {
@@ -74,16 +75,20 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
   return out;
 }
 
+const char* attach_mode() { return loaded_late() ? info_key::kAttachModeInjected : info_key::kAttachModeDormant; }
+
 // The trace's process record says how this session was recorded.
 void describe_session_in_trace(int redirected) {
   std::vector<std::pair<std::string, std::string>> info;
-  info.emplace_back("attach.mode", loaded_late() ? "injected" : "dormant");
+  info.emplace_back(info_key::kAttachMode, attach_mode());
   if (loaded_late()) {
     RedirectionSummary summary = redirection_summary();
-    info.emplace_back("attach.redirected_slots", std::to_string(redirected));
-    info.emplace_back("attach.redirected_objects", join(summary.objects, ", "));
+    info.emplace_back(info_key::kAttachRedirectedSlots, std::to_string(redirected));
+    info.emplace_back(info_key::kAttachRedirectedObjects, join(summary.objects, ", "));
     std::vector<std::string> spots = blind_spots();
-    for (size_t i = 0; i < spots.size(); ++i) info.emplace_back("attach.not_seen." + std::to_string(i + 1), spots[i]);
+    for (size_t i = 0; i < spots.size(); ++i) {
+      info.emplace_back(info_key::attach_not_seen_key(static_cast<int>(i + 1)), spots[i]);
+    }
   }
   set_session_info(std::move(info));
 }
@@ -92,18 +97,26 @@ void describe_session_in_trace(int redirected) {
 
 bool session_active() { return g_active.load(std::memory_order_acquire); }
 
-std::string session_describe() {
-  return "ok syncscope " SYNCSCOPE_VERSION " pid " + std::to_string(getpid()) + " mode " +
-         (loaded_late() ? "injected" : "dormant") + " state " + (recording() ? "recording" : "idle");
+control::Message session_describe() {
+  control::HelloReply hello;
+  hello.version = SYNCSCOPE_VERSION;
+  hello.pid = getpid();
+  hello.mode = attach_mode();
+  hello.recording = recording();
+  return control::ok_reply(hello);
 }
 
-std::string session_start(const std::string& output_dir) {
-  if (session_active()) return "error a session is already recording this process";
-  if (recording()) return "error this process is already recording (started without --dormant)";
-  if (output_dir.empty() || output_dir[0] != '/') return "error the output directory must be an absolute path";
-  if (output_dir.size() >= sizeof(Config{}.output_dir)) return "error the output directory path is too long";
+control::Message session_start(const std::string& output_dir) {
+  if (session_active()) return control::error_reply("a session is already recording this process");
+  if (recording()) return control::error_reply("this process is already recording (started without --dormant)");
+  if (output_dir.empty() || output_dir[0] != '/') {
+    return control::error_reply("the output directory must be an absolute path");
+  }
+  if (output_dir.size() >= sizeof(Config{}.output_dir)) {
+    return control::error_reply("the output directory path is too long");
+  }
   if (access(output_dir.c_str(), W_OK | X_OK) != 0) {
-    return "error the process cannot write to " + output_dir + ": " + std::strerror(errno);
+    return control::error_reply("the process cannot write to " + output_dir + ": " + std::strerror(errno));
   }
   Config settings = config();
   std::memset(settings.output_dir, 0, sizeof(settings.output_dir));
@@ -115,7 +128,7 @@ std::string session_start(const std::string& output_dir) {
   char error[512] = {};
   if (!collector_start_session(error, sizeof(error))) {
     if (loaded_late()) restore_imports();
-    return std::string("error ") + error;
+    return control::error_reply(error);
   }
   // Objects loaded during the session (a Triton launcher compiled now, a
   // plugin) are redirected too: the collector rescans after each flush.
@@ -123,16 +136,16 @@ std::string session_start(const std::string& output_dir) {
   g_active.store(true, std::memory_order_release);
   g_recording.store(true, std::memory_order_release);
   log_debug("session: recording into %s (%d import slots redirected)", collector_trace_path(), redirected);
-  return std::string("ok recording ") + collector_trace_path() + " redirected " + std::to_string(redirected);
+  return control::ok_reply(control::StartReply{collector_trace_path(), static_cast<uint64_t>(redirected)});
 }
 
-std::string session_flush() {
-  if (!session_active()) return "error no session is recording";
-  return collector_flush_now() ? "ok flushed" : "error the flush did not complete within 5 s";
+control::Message session_flush() {
+  if (!session_active()) return control::error_reply("no session is recording");
+  return collector_flush_now() ? control::ok_reply() : control::error_reply("the flush did not complete within 5 s");
 }
 
-std::string session_stop() {
-  if (!session_active()) return "error no session is recording";
+control::Message session_stop() {
+  if (!session_active()) return control::error_reply("no session is recording");
   g_recording.store(false, std::memory_order_release);
   collector_set_periodic(nullptr);
   unsigned long long events = collector_stop_session();
@@ -141,8 +154,9 @@ std::string session_stop() {
   if (loaded_late()) restored = restore_imports();
   g_active.store(false, std::memory_order_release);
   log_debug("session: stopped after %llu events", events);
-  return "ok stopped events " + std::to_string(events) + " restored " + std::to_string(restored.restored) + " left " +
-         std::to_string(restored.left) + " gone " + std::to_string(restored.gone);
+  return control::ok_reply(control::StopReply{events, static_cast<uint64_t>(restored.restored),
+                                              static_cast<uint64_t>(restored.left),
+                                              static_cast<uint64_t>(restored.gone)});
 }
 
 }  // namespace syncscope::preload

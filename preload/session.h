@@ -7,14 +7,17 @@
 
 #include <string>
 
+#include "trace/control_protocol.h"
+
 namespace syncscope::preload {
 
-// Each returns the reply line: "ok ..." or "error <reason>".
-std::string session_start(const std::string& output_dir);
-std::string session_flush();
-std::string session_stop();
+// Each returns its reply (trace/control_protocol.h): ok, or error with the
+// reason.
+control::Message session_start(const std::string& output_dir);
+control::Message session_flush();
+control::Message session_stop();
 bool session_active();
-// "hello": version, pid, how the library was loaded, whether recording.
-std::string session_describe();
+// hello: version, pid, how the library was loaded, whether recording.
+control::Message session_describe();
 
 }  // namespace syncscope::preload

@@ -5,6 +5,7 @@
 // (detectors/segmentation.h). It records like any hooked call, and costs
 // nothing when not recording.
 #include "preload/call_record.h"
+#include "preload/in_hook.h"
 #include "preload/recorder.h"
 #include "preload/thread_state.h"
 
@@ -13,9 +14,8 @@ extern "C" __attribute__((visibility("default"))) void syncscope_optimizer_step(
   if (!recording() || tls_in_hook) return;
   ThreadState* thread = current_thread_state();
   if (thread == nullptr) return;
-  tls_in_hook = true;
+  InHookScope in_hook;
   CallRecord r(::syncscope::ApiId::syncscope_optimizer_step, kStack);
   r.begin();
   r.end(thread, 0);
-  tls_in_hook = false;
 }

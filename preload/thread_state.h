@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "preload/event_ring.h"
+#include "preload/in_hook.h"
 #include "trace/format.h"
 
 namespace syncscope::preload {
@@ -39,7 +40,6 @@ struct ThreadState {
 
 // Thread-local fast state. initial-exec TLS: one instruction to reach it.
 extern __thread ThreadState* tls_state __attribute__((tls_model("initial-exec")));
-extern __thread bool tls_in_hook __attribute__((tls_model("initial-exec")));
 extern __thread bool tls_thread_exited __attribute__((tls_model("initial-exec")));
 
 // Creates and registers this thread's state (first recorded call only).

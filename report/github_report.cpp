@@ -3,6 +3,7 @@
 #include "report/category_help.h"
 #include "report/finding_text.h"
 #include "report/source_paths.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope {
 
@@ -35,7 +36,7 @@ std::string findings_github(const Report& report, const std::string& workspace) 
            github_escape_data(problem_message(p)) + "\n";
   }
   for (const ProcessReport& p : report.processes) {
-    std::string cwd = p.trace->info("cwd");
+    std::string cwd = p.trace->info(info_key::kCwd);
     for (const ReportedFinding& f : p.findings) {
       // Only what counts: known and suppressed findings stay off the diff.
       if (!f.counted) continue;

@@ -4,6 +4,7 @@
 
 #include "policy/category_list.h"
 #include "trace/api.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope {
 namespace {
@@ -64,7 +65,7 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"every_n_steps", f.every_n_steps},
       {"api", f.api},
       {"api_sequence", f.api_sequence},
-      {"cause", f.cause},
+      {"cause", cause_name(f.cause)},
       {"count", f.count},
       {"per_step", f.per_step},
       {"host_blocked_us", static_cast<double>(f.host_blocked_ns) / 1e3},
@@ -127,8 +128,8 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
   nlohmann::json out = {
       {"pid", trace.header.pid},
       {"ppid", trace.header.ppid},
-      {"argv", trace.info("argv")},
-      {"cuda_runtime", trace.info("cuda_runtime")},
+      {"argv", trace.info(info_key::kArgv)},
+      {"cuda_runtime", trace.info(info_key::kCudaRuntime)},
       {"trace_file", trace.file},
       {"complete", trace.complete},
       {"truncation", trace.truncation},
@@ -149,14 +150,14 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       {"findings", findings},
       {"gate", {{"failed", p.gate_failed}, {"categories", verdicts_json(p)}}},
   };
-  if (!trace.info("attach.mode").empty()) {
+  if (!trace.info(info_key::kAttachMode).empty()) {
     nlohmann::json not_seen = nlohmann::json::array();
     for (const auto& [key, value] : trace.process_info) {
-      if (key.rfind("attach.not_seen.", 0) == 0) not_seen.push_back(value);
+      if (info_key::is_attach_not_seen_key(key)) not_seen.push_back(value);
     }
-    out["attach"] = {{"mode", trace.info("attach.mode")},
-                     {"redirected_slots", std::atoi(trace.info("attach.redirected_slots").c_str())},
-                     {"redirected_objects", trace.info("attach.redirected_objects")},
+    out["attach"] = {{"mode", trace.info(info_key::kAttachMode)},
+                     {"redirected_slots", std::atoi(trace.info(info_key::kAttachRedirectedSlots).c_str())},
+                     {"redirected_objects", trace.info(info_key::kAttachRedirectedObjects)},
                      {"not_seen", not_seen}};
   }
   if (!p.rank.empty()) out["rank"] = p.rank;

@@ -8,6 +8,7 @@
 #include "report/source_paths.h"
 #include "report/text_layout.h"
 #include "report/units.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope {
 namespace {
@@ -26,7 +27,7 @@ std::string row_site(const ReportedFinding& r, const std::string& cwd) {
 }  // namespace
 
 std::vector<OutsideRow> summarize_outside_steady(const ProcessReport& process) {
-  const std::string cwd = process.trace->info("cwd");
+  const std::string cwd = process.trace->info(info_key::kCwd);
   std::map<std::pair<Category, std::string>, OutsideRow> rows;
   for (const ReportedFinding& r : process.findings) {
     const Finding& f = r.finding;

@@ -7,6 +7,7 @@
 
 #include "detectors/finding.h"
 #include "report/units.h"
+#include "trace/process_info_keys.h"
 #include "trace/recording_status.h"
 
 namespace syncscope {
@@ -51,9 +52,9 @@ ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& opt
   p.symbolizer = std::make_shared<Symbolizer>(trace);
   p.summary = summarize(trace);
   if (!trace.events.empty()) p.analysis = analyze(trace, options.steps);  // all dropped: nothing to analyse
-  p.rank = trace.info("RANK");
-  p.local_rank = trace.info("LOCAL_RANK");
-  p.world_size = trace.info("WORLD_SIZE");
+  p.rank = trace.info(info_key::kRank);
+  p.local_rank = trace.info(info_key::kLocalRank);
+  p.world_size = trace.info(info_key::kWorldSize);
   std::map<Category, CategoryTally> tallies;
   uint64_t steady_syncs = 0;
   for (const Finding& f : p.analysis.findings) {

@@ -4,6 +4,7 @@
 #include "report/category_help.h"
 #include "report/finding_text.h"
 #include "report/source_paths.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope {
 namespace {
@@ -64,7 +65,7 @@ nlohmann::json result_json(const Report& report, const ProcessReport& p, const R
       {"ruleIndex", rule_index(finding.category)},
       {"level", level_name(finding_level(p, f))},
       {"message", {{"text", message}}},
-      {"locations", nlohmann::json::array({location_json(f, p.trace->info("cwd"), root)})},
+      {"locations", nlohmann::json::array({location_json(f, p.trace->info(info_key::kCwd), root)})},
       {"partialFingerprints", {{"syncscopeSite/v1", f.fingerprint}}},
       {"properties",
        {{"phase", phase_name(finding.phase)},
@@ -105,7 +106,7 @@ nlohmann::json invocation_json(const Report& report) {
 nlohmann::json findings_sarif(const Report& report) {
   // The first process's working directory is the source root (a CI job runs
   // from its checkout); files elsewhere get absolute file:// URIs.
-  std::string root = report.processes.empty() ? "" : report.processes.front().trace->info("cwd");
+  std::string root = report.processes.empty() ? "" : report.processes.front().trace->info(info_key::kCwd);
   nlohmann::json results = nlohmann::json::array();
   for (const ProcessReport& p : report.processes) {
     for (const ReportedFinding& f : p.findings) results.push_back(result_json(report, p, f, root));

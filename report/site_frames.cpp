@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "report/source_paths.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope {
 
@@ -50,7 +51,7 @@ SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer&
         out.has_user = true;
         // Python names files as the program opened them (often relative to
         // its working directory, not ours).
-        std::string path = absolute_source_path(f.file, trace.info("cwd"));
+        std::string path = absolute_source_path(f.file, trace.info(info_key::kCwd));
         out.user = UserFrame{f.file, f.line, f.function, source_line(path, f.line), true};
       }
       out.python.push_back(std::move(f));

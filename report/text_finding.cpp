@@ -7,6 +7,7 @@
 #include "report/source_paths.h"
 #include "report/text_layout.h"
 #include "report/units.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope {
 namespace {
@@ -41,7 +42,7 @@ void render_header(const ProcessReport& process, const ReportedFinding& r, int r
   const char* reset = options.color ? "\033[0m" : "";
   const std::string number = "   #" + std::to_string(rank) + " ";
   const std::string category = category_name(r.finding.category);
-  const std::string location = user_location(r.site, process.trace->info("cwd"));
+  const std::string location = user_location(r.site, process.trace->info(info_key::kCwd));
   // The phase, when the program has more than one (train, eval).
   const PhaseInfo* phase = finding_phase(process, r.finding);
   std::string tag = phase && process.analysis.phases.size() > 1 ? "  [" + phase->name + "]" : "";
@@ -98,7 +99,7 @@ void render_thread(const ProcessReport& process, const ReportedFinding& r, const
   if (!name.empty()) line += " (" + name + ")" + (python_process ? ", no Python" : "");
   else if (python_process) line += " (no Python)";
   if (site.user_from_waiter) {
-    line += "; waited for at " + user_location(site, trace.info("cwd")) + " " + user_text(site);
+    line += "; waited for at " + user_location(site, trace.info(info_key::kCwd)) + " " + user_text(site);
   } else if (waited && f.waiter_tid != 0) {
     line += "; waited for by thread " + std::to_string(f.waiter_tid);
   }
@@ -117,7 +118,7 @@ void render_python(const ProcessReport& process, const SiteFrames& site, const T
     while (first < frames.size() && is_library_python_file(frames[first].file)) ++first;
     if (first == frames.size()) first = 0;
   }
-  const std::string cwd = process.trace->info("cwd");
+  const std::string cwd = process.trace->info(info_key::kCwd);
   for (size_t i = first, shown = 0; i < frames.size(); ++i, ++shown) {
     if (!options.full_frames && shown == static_cast<size_t>(options.python_frames)) break;
     const PythonSiteFrame& p = frames[i];

@@ -12,6 +12,8 @@
 #include "report/text_layout.h"
 #include "report/units.h"
 #include "trace/api.h"
+#include "trace/environment.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope {
 namespace {
@@ -73,16 +75,16 @@ void render_findings(const ProcessReport& p, const Report& report, const TextRep
 
 // How `syncscope attach` got in, and what it could not see from there.
 void render_attach(const ProcessTrace& trace, std::ostream& out) {
-  const std::string mode = trace.info("attach.mode");
+  const std::string mode = trace.info(info_key::kAttachMode);
   if (mode.empty()) return;
-  if (mode == "dormant") {
+  if (mode == info_key::kAttachModeDormant) {
     out << "   attached: a dormant recorder (syncscope run --dormant) recorded this stretch\n";
     return;
   }
-  out << "   attached: recorder injected into the running process; " << trace.info("attach.redirected_slots")
+  out << "   attached: recorder injected into the running process; " << trace.info(info_key::kAttachRedirectedSlots)
       << " import slots redirected";
   // The objects, most slots first: the first few say where the CUDA calls come from.
-  const std::string objects = trace.info("attach.redirected_objects");
+  const std::string objects = trace.info(info_key::kAttachRedirectedObjects);
   size_t shown = 0, cut = 0, total = objects.empty() ? 0 : 1;
   for (size_t i = 0; i < objects.size(); ++i) {
     if (objects.compare(i, 2, ", ") != 0) continue;
@@ -96,7 +98,7 @@ void render_attach(const ProcessTrace& trace, std::ostream& out) {
   out << "\n";
   bool first = true;
   for (const auto& [key, value] : trace.process_info) {
-    if (key.rfind("attach.not_seen.", 0) != 0) continue;
+    if (!info_key::is_attach_not_seen_key(key)) continue;
     if (first) out << "   not seen when attached after the fact:\n";
     first = false;
     out << "     - " << value << "\n";
@@ -112,7 +114,7 @@ std::string phase_line(const ProcessReport& p, size_t index) {
     how = "optimizer.step()";
     if (marker && marker->python) {
       if (!marker->source.empty()) how = marker->source;
-      how += " at " + display_source_path(marker->file, p.trace->info("cwd")) + ":" + std::to_string(marker->line);
+      how += " at " + display_source_path(marker->file, p.trace->info(info_key::kCwd)) + ":" + std::to_string(marker->line);
     }
   } else if (phase.source == StepSource::kBackward) {
     how = "one backward pass each, " + calls(phase.calls_per_step);
@@ -200,14 +202,14 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
                     std::ostream& out) {
   const ProcessTrace& trace = *p.trace;
   const ApiSummary& summary = p.summary;
-  std::string command = trace.info("argv");
-  if (command.empty()) command = trace.info("exe");
+  std::string command = trace.info(info_key::kArgv);
+  if (command.empty()) command = trace.info(info_key::kExe);
   out << "== process " << trace.header.pid << ": " << command << "\n";
-  if (trace.info("cuda_runtime") == "fake (simulated GPU)") {
+  if (trace.info(info_key::kCudaRuntime) == info_key::kCudaRuntimeSimulated) {
     out << "   GPU: SIMULATED (fake CUDA runtime; no real GPU was used, timings are not real)\n";
   }
   std::string ranks;
-  for (const char* key : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
+  for (const char* key : {info_key::kRank, info_key::kLocalRank, info_key::kWorldSize}) {
     std::string value = trace.info(key);
     if (!value.empty()) ranks += std::string(ranks.empty() ? "" : " ") + key + "=" + value;
   }
@@ -218,7 +220,7 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
       << " of host time inside them\n";
   if (summary.events_dropped > 0) {
     out << "   dropped events: " << summary.events_dropped
-        << " (ring full; raise SYNCSCOPE_RING_EVENTS or lower SYNCSCOPE_FLUSH_MS)\n";
+        << " (ring full; raise " << env::kRingEvents << " or lower " << env::kFlushMs << ")\n";
   }
   if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";

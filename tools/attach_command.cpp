@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -17,6 +16,8 @@
 #include "tools/output_dir.h"
 #include "tools/preload_locator.h"
 #include "tools/process_facts.h"
+#include "trace/control_protocol.h"
+#include "trace/environment.h"
 #include "trace/reader.h"
 
 namespace syncscope {
@@ -118,23 +119,25 @@ void wait_for_end(std::vector<Target>& targets, const std::optional<long long>& 
 
 void stop(Target& t) {
   if (!t.recording || t.exited) return;
-  auto reply = t.connection.request("stop", 15000);
+  auto reply = t.connection.request(control::Request{control::Command::kStop, {}}, 15000);
   if (!reply.ok()) {
     spdlog::warn("process {}: {}", describe(t.facts), std::string(reply.status().message()));
     return;
   }
-  // "stopped events N restored R left L gone G"
-  std::istringstream words(*reply);
-  std::string word, events, restored, left, gone;
-  words >> word >> word >> events >> word >> restored >> word >> left >> word >> gone;
+  control::StopReply stopped;
+  if (!control::decode(*reply, &stopped)) {
+    spdlog::warn("process {}: stopped, but its reply lacks the counts: {}", describe(t.facts), control::encode(*reply));
+    return;
+  }
   if (t.injected) {
-    spdlog::info("process {}: {} events; {} import slot(s) put back", describe(t.facts), events, restored);
-    if (left != "0") {
+    spdlog::info("process {}: {} events; {} import slot(s) put back", describe(t.facts), stopped.events,
+                 stopped.restored);
+    if (stopped.left != 0) {
       spdlog::warn("process {}: {} import slot(s) had been changed by someone else meanwhile and were left as found",
-                   describe(t.facts), left);
+                   describe(t.facts), stopped.left);
     }
   } else {
-    spdlog::info("process {}: {} events", describe(t.facts), events);
+    spdlog::info("process {}: {} events", describe(t.facts), stopped.events);
   }
 }
 
@@ -161,7 +164,7 @@ int attach_command(const AttachOptions& options) {
   std::vector<std::string> tried;
   std::string preload = locate_preload(&tried);
   if (preload.empty() && options.inject) {
-    spdlog::error("cannot find libsyncscope.so (set SYNCSCOPE_PRELOAD to its path)");
+    spdlog::error("cannot find libsyncscope.so (set {} to its path)", env::kPreload);
     return 2;
   }
   std::string dir = options.output_dir.empty() ? default_output_dir("syncscope-attach") : options.output_dir;
@@ -195,6 +198,15 @@ int attach_command(const AttachOptions& options) {
       ++refused;
       continue;
     }
+    // Before anything else: a recorder of another syncscope version would
+    // misread the rest.
+    auto hello = connection->hello(5000);
+    if (!hello.ok()) {
+      spdlog::error("{}", std::string(hello.status().message()));
+      ++refused;
+      continue;
+    }
+    spdlog::debug("process {}: recorder of syncscope {}, {}", describe(target.facts), hello->version, hello->mode);
     target.connection = std::move(*connection);
     targets.push_back(std::move(target));
   }
@@ -209,7 +221,7 @@ int attach_command(const AttachOptions& options) {
   // Start every session before waiting, so they cover the same stretch.
   int recording = 0;
   for (Target& t : targets) {
-    auto reply = t.connection.request("start " + dir, 15000);
+    auto reply = t.connection.request(control::Request{control::Command::kStart, dir}, 15000);
     if (!reply.ok()) {
       spdlog::error("process {}: cannot start recording: {}", describe(t.facts), std::string(reply.status().message()));
       continue;
@@ -217,6 +229,11 @@ int attach_command(const AttachOptions& options) {
     t.recording = true;
     ++recording;
     spdlog::info("recording process {}{}", describe(t.facts), t.injected ? " (recorder injected)" : "");
+    control::StartReply started;
+    if (control::decode(*reply, &started)) {
+      spdlog::debug("process {}: trace {}, {} import slot(s) redirected", describe(t.facts), started.trace,
+                    started.redirected);
+    }
   }
   if (recording == 0) return 2;
   if (options.duration_ms) {

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "trace/recording_status.h"
+#include "trace/environment.h"
 
 namespace syncscope {
 namespace {
@@ -25,13 +25,13 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
                                            const RecorderSettings& settings) {
   std::vector<std::string> out;
   std::map<std::string, std::string> overrides;
-  if (!settings.output_dir.empty()) overrides["SYNCSCOPE_OUTPUT_DIR"] = settings.output_dir;
-  if (settings.dormant) overrides.insert_or_assign("SYNCSCOPE_DORMANT", std::string(1, '1'));
-  if (settings.flush_ms) overrides["SYNCSCOPE_FLUSH_MS"] = std::to_string(*settings.flush_ms);
-  if (settings.ring_events) overrides["SYNCSCOPE_RING_EVENTS"] = std::to_string(*settings.ring_events);
-  if (!settings.stacks) overrides.insert_or_assign("SYNCSCOPE_STACKS", std::string(1, '0'));
-  if (settings.gpu_timeline) overrides.insert_or_assign("SYNCSCOPE_GPU_TIMELINE", std::string(1, '1'));
-  if (!settings.status_channel.empty()) overrides[kStatusFdVariable] = settings.status_channel;
+  if (!settings.output_dir.empty()) overrides[env::kOutputDir] = settings.output_dir;
+  if (settings.dormant) overrides.insert_or_assign(env::kDormant, std::string(1, '1'));
+  if (settings.flush_ms) overrides[env::kFlushMs] = std::to_string(*settings.flush_ms);
+  if (settings.ring_events) overrides[env::kRingEvents] = std::to_string(*settings.ring_events);
+  if (!settings.stacks) overrides.insert_or_assign(env::kStacks, std::string(1, '0'));
+  if (settings.gpu_timeline) overrides.insert_or_assign(env::kGpuTimeline, std::string(1, '1'));
+  if (!settings.status_channel.empty()) overrides[env::kStatusFd] = settings.status_channel;
 
   std::string preload = settings.preload_path;
   std::string python_path = settings.python_hooks_dir;
@@ -39,9 +39,9 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
     size_t eq = kv.find('=');
     std::string key = kv.substr(0, eq);
     if (overrides.count(key)) continue;
-    if (key == "SYNCSCOPE_DISABLE") continue;  // the user asked to record
+    if (key == env::kDisable) continue;  // the user asked to record
     // An enclosing run's channel: this run's recorders answer to this run only.
-    if (key == kStatusFdVariable) continue;
+    if (key == env::kStatusFd) continue;
     if (key == "LD_PRELOAD" && eq != std::string::npos) {
       std::string value = kv.substr(eq + 1);
       if (preload_lists(value, settings.preload_path)) preload = value;

@@ -12,6 +12,7 @@ namespace syncscope {
 struct RecorderSettings {
   std::string preload_path;             // absolute path of libsyncscope.so
   std::string output_dir;               // absolute trace directory
+  // Each setting becomes a variable of trace/environment.h:
   std::optional<unsigned> flush_ms;     // SYNCSCOPE_FLUSH_MS when given
   std::optional<unsigned> ring_events;  // SYNCSCOPE_RING_EVENTS when given
   bool stacks = true;                   // SYNCSCOPE_STACKS=0 when false

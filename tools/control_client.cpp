@@ -8,8 +8,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include <absl/status/status.h>
 
@@ -40,8 +42,9 @@ absl::StatusOr<ControlConnection> ControlConnection::connect(pid_t pid) {
   if (fd < 0) return absl::InternalError(std::string("socket: ") + std::strerror(errno));
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  int length = std::snprintf(address.sun_path + 1, sizeof(address.sun_path) - 1, "syncscope.%d", static_cast<int>(pid));
-  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + length);
+  const std::string name = control::socket_name(pid);
+  std::memcpy(address.sun_path + 1, name.data(), name.size());
+  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
   if (::connect(fd, reinterpret_cast<sockaddr*>(&address), size) != 0) {
     int err = errno;
     close(fd);
@@ -56,9 +59,10 @@ absl::StatusOr<ControlConnection> ControlConnection::connect(pid_t pid) {
   return connection;
 }
 
-absl::StatusOr<std::string> ControlConnection::request(const std::string& command, int timeout_ms) {
+absl::StatusOr<control::Message> ControlConnection::request(const control::Request& request, int timeout_ms) {
   if (fd_ < 0) return absl::FailedPreconditionError("not connected");
-  std::string line = command + "\n";
+  const char* command = control::command_word(request.command);
+  std::string line = control::encode(request) + "\n";
   if (send(fd_, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) {
     return absl::UnavailableError("process " + std::to_string(pid_) + " closed its control endpoint (it exited?)");
   }
@@ -66,16 +70,19 @@ absl::StatusOr<std::string> ControlConnection::request(const std::string& comman
   for (;;) {
     size_t newline = buffer_.find('\n');
     if (newline != std::string::npos) {
-      std::string reply = buffer_.substr(0, newline);
+      std::string text = buffer_.substr(0, newline);
       buffer_.erase(0, newline + 1);
-      if (reply.rfind("ok", 0) == 0) return reply.size() > 3 ? reply.substr(3) : std::string();
-      if (reply.rfind("error ", 0) == 0) return absl::FailedPreconditionError(reply.substr(6));
-      return absl::InternalError("unexpected reply: " + reply);
+      std::optional<control::Reply> reply = control::parse_reply(text);
+      if (!reply) {
+        return absl::InternalError("unexpected reply to '" + std::string(command) + "': " + text.substr(0, 200));
+      }
+      if (!reply->ok) return absl::FailedPreconditionError(reply->error);
+      return std::move(reply->message);
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      return absl::DeadlineExceededError("process " + std::to_string(pid_) + " did not answer '" + command +
-                                         "' (is another syncscope attached to it?)");
+      return absl::DeadlineExceededError("process " + std::to_string(pid_) + " did not answer '" +
+                                         std::string(command) + "' (is another syncscope attached to it?)");
     }
     pollfd p{fd_, POLLIN, 0};
     int ready = poll(&p, 1, static_cast<int>(left.count()));
@@ -89,6 +96,25 @@ absl::StatusOr<std::string> ControlConnection::request(const std::string& comman
     }
     buffer_.append(chunk, static_cast<size_t>(n));
   }
+}
+
+absl::StatusOr<control::HelloReply> ControlConnection::hello(int timeout_ms) {
+  const std::string other_version =
+      "the recorder in process " + std::to_string(pid_) + " speaks another version of the control protocol than " +
+      "this syncscope (version " + std::to_string(control::kProtocolVersion) +
+      "): attach with the syncscope that started it, or restart the process under this one";
+  auto reply = request(control::Request{control::Command::kHello, {}}, timeout_ms);
+  // A recorder older than the versioned protocol answers hello in a line
+  // that does not parse.
+  if (absl::IsInternal(reply.status())) return absl::FailedPreconditionError(other_version);
+  if (!reply.ok()) return reply.status();
+  control::HelloReply hello;
+  if (!control::decode(*reply, &hello)) return absl::FailedPreconditionError(other_version);
+  if (hello.protocol != control::kProtocolVersion) {
+    return absl::FailedPreconditionError(other_version + " (it speaks version " + std::to_string(hello.protocol) +
+                                         ", syncscope " + hello.version + ")");
+  }
+  return hello;
 }
 
 bool ControlConnection::peer_closed() const {

@@ -1,5 +1,6 @@
 // The client side of a recorder's control endpoint (preload/control_endpoint.h):
-// one connection per attached process, one line per command and reply.
+// one connection per attached process, one line per request and reply, in
+// the control protocol (trace/control_protocol.h).
 #pragma once
 
 #include <sys/types.h>
@@ -7,6 +8,8 @@
 #include <string>
 
 #include <absl/status/statusor.h>
+
+#include "trace/control_protocol.h"
 
 namespace syncscope {
 
@@ -23,10 +26,15 @@ class ControlConnection {
   // (not started with the preload, or not dormant).
   static absl::StatusOr<ControlConnection> connect(pid_t pid);
 
-  // Sends `command` and returns the reply without "ok "; an "error ..." reply
-  // is a FailedPrecondition with its text; silence past timeout_ms (another
-  // syncscope holds the endpoint) is DeadlineExceeded.
-  absl::StatusOr<std::string> request(const std::string& command, int timeout_ms);
+  // Sends `request` and returns the "ok" reply; an "error" reply is a
+  // FailedPrecondition with its reason; silence past timeout_ms (another
+  // syncscope holds the endpoint) is DeadlineExceeded; a reply that is
+  // neither is Internal.
+  absl::StatusOr<control::Message> request(const control::Request& request, int timeout_ms);
+
+  // hello, and a check that the recorder speaks this protocol version
+  // (FailedPrecondition naming both versions when it does not).
+  absl::StatusOr<control::HelloReply> hello(int timeout_ms);
 
   // True once the other side has closed (the process exited).
   bool peer_closed() const;

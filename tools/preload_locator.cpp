@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "trace/environment.h"
+
 namespace syncscope {
 
 std::vector<std::string> preload_candidates(const std::string& env_override, const std::string& executable_path) {
@@ -15,7 +17,7 @@ std::vector<std::string> preload_candidates(const std::string& env_override, con
 }
 
 std::string locate_preload(std::vector<std::string>* tried) {
-  const char* env = std::getenv("SYNCSCOPE_PRELOAD");
+  const char* env = std::getenv(env::kPreload);
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   for (const std::string& candidate : preload_candidates(env ? env : "", self)) {

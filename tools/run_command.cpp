@@ -19,6 +19,7 @@
 #include "tools/recorder_status.h"
 #include "tools/report_command.h"
 #include "tools/status_channel.h"
+#include "trace/environment.h"
 #include "trace/format.h"
 #include "trace/recording_status.h"
 
@@ -99,7 +100,7 @@ int run_command(const RunOptions& options) {
   if (preload.empty()) {
     std::string list;
     for (const auto& t : tried) list += "\n  " + t;
-    spdlog::error("cannot find libsyncscope.so; looked at:{}\n(set SYNCSCOPE_PRELOAD to its path)", list);
+    spdlog::error("cannot find libsyncscope.so; looked at:{}\n(set {} to its path)", list, env::kPreload);
     return 2;
   }
   // Dormant: nothing is recorded until `syncscope attach`, which brings its

@@ -7,7 +7,7 @@
 // whose closed read end would SIGPIPE the target), opens it O_APPEND, and
 // hands it to the command as an inherited descriptor named by
 //
-//   SYNCSCOPE_STATUS_FD=FD:LAUNCHER_PID:DEV:INO
+//   SYNCSCOPE_STATUS_FD=FD:LAUNCHER_PID:DEV:INO      (env::kStatusFd)
 //
 // DEV and INO identify the file, so a process that closed FD (and maybe
 // reused the number) is never written through it: it reopens
@@ -20,8 +20,6 @@
 #pragma once
 
 namespace syncscope {
-
-inline constexpr const char* kStatusFdVariable = "SYNCSCOPE_STATUS_FD";
 
 // Kinds. All but kStatusTraceOpened are problems: the recording is incomplete.
 inline constexpr const char* kStatusTraceOpened = "trace-opened";         // detail: path

@@ -19,12 +19,14 @@
 #include <cstring>
 #include <cerrno>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "tests/integration/harness.h"
 #include "tests/integration/import_slots_probe.h"
+#include "trace/control_protocol.h"
 
 namespace syncscope::testing {
 namespace {
@@ -284,7 +286,7 @@ int connect_endpoint(int pid) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  std::string name = "syncscope." + std::to_string(pid);
+  std::string name = control::socket_name(pid);
   std::memcpy(address.sun_path + 1, name.data(), name.size());
   socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
   if (connect(fd, reinterpret_cast<sockaddr*>(&address), size) != 0) {
@@ -311,17 +313,43 @@ TEST(Attach, AClientThatGoesAwayEndsItsSession) {
   std::this_thread::sleep_for(400ms);
   int fd = connect_endpoint(target.pid);
   ASSERT_GE(fd, 0);
-  EXPECT_EQ(request_line(fd, "hello").rfind("ok syncscope", 0), 0u);
-  EXPECT_NE(request_line(fd, "start relative/dir").find("absolute"), std::string::npos);
-  std::string reply = request_line(fd, "start " + dir);
-  ASSERT_EQ(reply.rfind("ok recording", 0), 0u) << reply;
-  EXPECT_EQ(request_line(fd, "start " + dir).rfind("error", 0), 0u) << "one session at a time";
-  EXPECT_EQ(request_line(fd, "bogus").rfind("error unknown command", 0), 0u);
-  std::this_thread::sleep_for(300ms);
-  // flush: what was recorded so far is on disk when the reply comes.
-  EXPECT_EQ(request_line(fd, "flush"), "ok flushed");
-  auto flushed = load_traces(dir);
-  ASSERT_EQ(flushed.size(), 1u);
+  // Lines as `syncscope attach` writes them (trace/control_protocol.h).
+  auto ask = [&](control::Command command, const std::string& output_dir = "") {
+    std::string line = request_line(fd, control::encode(control::Request{command, output_dir}));
+    std::optional<control::Reply> reply = control::parse_reply(line);
+    EXPECT_TRUE(reply.has_value()) << line;
+    return reply.value_or(control::Reply{false, "unreadable: " + line, {}});
+  };
+  control::Reply hello = ask(control::Command::kHello);
+  control::HelloReply about;
+  ASSERT_TRUE(hello.ok && control::decode(hello.message, &about)) << hello.error;
+  EXPECT_EQ(about.protocol, control::kProtocolVersion);
+  EXPECT_EQ(about.pid, target.pid);
+  EXPECT_EQ(about.mode, "dormant");
+  EXPECT_FALSE(about.recording);
+  control::Reply relative = ask(control::Command::kStart, "relative/dir");
+  EXPECT_FALSE(relative.ok);
+  EXPECT_NE(relative.error.find("absolute"), std::string::npos) << relative.error;
+  control::Reply start = ask(control::Command::kStart, dir);
+  control::StartReply started;
+  ASSERT_TRUE(start.ok && control::decode(start.message, &started)) << start.error;
+  EXPECT_EQ(started.trace.rfind(dir + "/", 0), 0u) << started.trace;
+  EXPECT_FALSE(ask(control::Command::kStart, dir).ok) << "one session at a time";
+  std::optional<control::Reply> bogus = control::parse_reply(request_line(fd, "bogus"));
+  ASSERT_TRUE(bogus.has_value());
+  EXPECT_FALSE(bogus->ok);
+  EXPECT_EQ(bogus->error.rfind("unknown command", 0), 0u) << bogus->error;
+  // flush: what was recorded so far is on disk when the reply comes. The
+  // target's pace depends on the machine's load (about 1 ms a step when
+  // idle): ask again until 50 steps are in, for at most 10 s.
+  std::vector<ProcessTrace> flushed;
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  do {
+    std::this_thread::sleep_for(300ms);
+    EXPECT_TRUE(ask(control::Command::kFlush).ok);
+    flushed = load_traces(dir);
+    ASSERT_EQ(flushed.size(), 1u);
+  } while (count_api(flushed[0], ApiId::cudaStreamSynchronize) <= 50u && std::chrono::steady_clock::now() < deadline);
   EXPECT_GT(count_api(flushed[0], ApiId::cudaStreamSynchronize), 50u);
   EXPECT_FALSE(flushed[0].complete) << "still recording: no end record yet";
   std::this_thread::sleep_for(200ms);

@@ -20,7 +20,7 @@ Stream training_loop() {
   return s;
 }
 
-const Finding* find(const std::vector<Finding>& fs, const std::string& cause, Phase phase = Phase::kSteady) {
+const Finding* find(const std::vector<Finding>& fs, Cause cause, Phase phase = Phase::kSteady) {
   for (const Finding& f : fs) {
     if (f.cause == cause && f.phase == phase) return &f;
   }
@@ -32,7 +32,7 @@ TEST(HiddenSync, ReadBackAndExplicitPerStep) {
   StepInfo steps = detect_steps(s.events(), StepOptions{});
   ASSERT_TRUE(steps.detected);
   std::vector<Finding> fs = detect_hidden_syncs(s.events(), steps);
-  const Finding* read_back = find(fs, "read-back");
+  const Finding* read_back = find(fs, Cause::kReadBack);
   ASSERT_NE(read_back, nullptr);
   EXPECT_EQ(read_back->api, "cudaStreamSynchronize");
   EXPECT_EQ(read_back->api_sequence, "cudaMemcpyAsync(D2H)+cudaStreamSynchronize");
@@ -41,7 +41,7 @@ TEST(HiddenSync, ReadBackAndExplicitPerStep) {
   EXPECT_NEAR(read_back->blocked_ns_per_step, 51000, 1);  // sync + its copy
   EXPECT_GT(read_back->step_share, 0.2);
   EXPECT_NE(read_back->hint.find(".item()"), std::string::npos);
-  const Finding* explicit_sync = find(fs, "explicit");
+  const Finding* explicit_sync = find(fs, Cause::kExplicit);
   ASSERT_NE(explicit_sync, nullptr);
   EXPECT_EQ(explicit_sync->api, "cudaDeviceSynchronize");
   EXPECT_EQ(explicit_sync->stack_id, kSyncSite);
@@ -69,8 +69,8 @@ TEST(HiddenSync, ImplicitFreeAndSynchronousCopies) {
   }
   StepInfo steps = detect_steps(s.events(), StepOptions{});
   std::vector<Finding> fs = detect_hidden_syncs(s.events(), steps);
-  EXPECT_NE(find(fs, "implicit-free"), nullptr);
-  const Finding* sync_copy = find(fs, "sync-copy");
+  EXPECT_NE(find(fs, Cause::kImplicitFree), nullptr);
+  const Finding* sync_copy = find(fs, Cause::kSyncCopy);
   ASSERT_NE(sync_copy, nullptr);
   EXPECT_EQ(sync_copy->api_sequence, "cudaMemcpy(H2D)");
   for (const Finding& f : fs) EXPECT_NE(f.api, "cudaFreeAsync");
@@ -85,7 +85,7 @@ TEST(PageableCopy, AsyncRequestedIsFlaggedWithBytes) {
   }
   StepInfo steps = detect_steps(s.events(), StepOptions{});
   std::vector<Finding> fs = detect_pageable_copies(s.events(), steps);
-  const Finding* f = find(fs, "async-requested");
+  const Finding* f = find(fs, Cause::kAsyncRequested);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->stack_id, kUploadSite);
   EXPECT_EQ(f->bytes, f->count * (1u << 20));
@@ -103,8 +103,8 @@ TEST(AllocatorChurn, SteadyAllocationsFreeBurstsAndGrowth) {
   StepInfo steps = detect_steps(s.events(), StepOptions{});
   ASSERT_TRUE(steps.detected);
   std::vector<Finding> fs = detect_allocator_churn(s.events(), steps);
-  EXPECT_NE(find(fs, "growing"), nullptr);
-  const Finding* burst = find(fs, "free-burst");
+  EXPECT_NE(find(fs, Cause::kGrowing), nullptr);
+  const Finding* burst = find(fs, Cause::kFreeBurst);
   ASSERT_NE(burst, nullptr);
   EXPECT_NE(burst->hint.find("empty_cache"), std::string::npos);
 }
@@ -131,10 +131,10 @@ TEST(DefaultStream, CopiesOnTheComputeStreamAndLegacyStreamWork) {
   }
   StepInfo steps = detect_steps(s.events(), StepOptions{});
   std::vector<Finding> fs = detect_default_stream(s.events(), steps);
-  const Finding* copy = find(fs, "copy-on-compute-stream");
+  const Finding* copy = find(fs, Cause::kCopyOnComputeStream);
   ASSERT_NE(copy, nullptr);
   EXPECT_EQ(copy->stack_id, kUploadSite);
-  EXPECT_NE(find(fs, "legacy-stream"), nullptr);
+  EXPECT_NE(find(fs, Cause::kLegacyStream), nullptr);
 }
 
 // Copies on the compute stream cost GPU overlap that is not measured; a
@@ -153,10 +153,10 @@ TEST(DefaultStream, RankedBelowAMeasuredWait) {
   StepInfo steps = detect_steps(s.events(), StepOptions{});
   const Finding* copy = nullptr;
   std::vector<Finding> copies = detect_default_stream(s.events(), steps);
-  copy = find(copies, "copy-on-compute-stream");
+  copy = find(copies, Cause::kCopyOnComputeStream);
   ASSERT_NE(copy, nullptr);
   std::vector<Finding> syncs = detect_hidden_syncs(s.events(), steps);
-  const Finding* read_back = find(syncs, "read-back");
+  const Finding* read_back = find(syncs, Cause::kReadBack);
   ASSERT_NE(read_back, nullptr);
   EXPECT_DOUBLE_EQ(copy->per_step, 2.0);
   EXPECT_GT(read_back->severity, copy->severity);

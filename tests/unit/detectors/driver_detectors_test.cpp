@@ -33,7 +33,7 @@ TEST(DriverEvents, VirtualMemoryRemapsAreAllocatorChurn) {
   for (const char* api : {"cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap", "cuMemRelease"}) {
     const Finding* f = find_api(fs, api);
     ASSERT_NE(f, nullptr) << api;
-    EXPECT_EQ(f->cause, "vmm") << api;
+    EXPECT_EQ(f->cause, Cause::kVmm) << api;
     EXPECT_NE(f->hint.find("expandable"), std::string::npos);
   }
   // Unmapping is not a device-wide sync the way cudaFree is.
@@ -68,7 +68,7 @@ TEST(DriverEvents, DriverReadBackAndContextSyncAreHiddenSyncs) {
   std::vector<Finding> fs = detect_hidden_syncs(s.events(), steps);
   const Finding* f = find_api(fs, "cuCtxSynchronize");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->cause, "read-back");
+  EXPECT_EQ(f->cause, Cause::kReadBack);
   EXPECT_EQ(f->api_sequence, "cuMemcpyDtoHAsync_v2(D2H)+cuCtxSynchronize");
 }
 

@@ -1,0 +1,47 @@
+// The keys of a trace's process facts (kProcess records, trace/format.h):
+// written by the recorder (preload/process_info.cpp, preload/session.cpp),
+// read by the report. Declared once here so the two sides cannot drift; the
+// strings are part of the trace format (docs/trace-format.md), so an
+// existing one never changes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace syncscope::info_key {
+
+// The command line, its arguments joined with spaces (for display); each
+// argument also on its own, unjoined, as "argv0", "argv1", ...
+inline constexpr const char* kArgv = "argv";
+inline std::string argv_key(int index) { return kArgv + std::to_string(index); }
+
+inline constexpr const char* kExe = "exe";            // /proc/self/exe
+inline constexpr const char* kCwd = "cwd";            // the working directory (resolves relative source paths)
+inline constexpr const char* kHostname = "hostname";
+
+// Copied from the environment when set (torchrun's), under the variable's name.
+inline constexpr const char* kRank = "RANK";
+inline constexpr const char* kLocalRank = "LOCAL_RANK";
+inline constexpr const char* kWorldSize = "WORLD_SIZE";
+
+// Which CUDA runtime served the calls: a simulated one must never pass for a GPU.
+inline constexpr const char* kCudaRuntime = "cuda_runtime";
+inline constexpr const char* kCudaRuntimeReal = "real";
+inline constexpr const char* kCudaRuntimeSimulated = "fake (simulated GPU)";
+
+inline constexpr const char* kUnwinder = "unwinder";                 // "libunwind" or "libgcc"
+inline constexpr const char* kClock = "clock";                       // "tsc" or "monotonic"
+inline constexpr const char* kSyncscopeVersion = "syncscope_version";
+
+// Written only for a session started by `syncscope attach`.
+inline constexpr const char* kAttachMode = "attach.mode";  // one of the two values below
+inline constexpr const char* kAttachModeDormant = "dormant";    // started with `syncscope run --dormant`
+inline constexpr const char* kAttachModeInjected = "injected";  // loaded into the running process
+inline constexpr const char* kAttachRedirectedSlots = "attach.redirected_slots";      // a count (injected)
+inline constexpr const char* kAttachRedirectedObjects = "attach.redirected_objects";  // ", "-separated (injected)
+// What an injected recorder could not see, one key per item, numbered from 1.
+inline constexpr const char* kAttachNotSeenPrefix = "attach.not_seen.";
+inline std::string attach_not_seen_key(int number) { return kAttachNotSeenPrefix + std::to_string(number); }
+inline bool is_attach_not_seen_key(std::string_view key) { return key.starts_with(kAttachNotSeenPrefix); }
+
+}  // namespace syncscope::info_key
