@@ -18,6 +18,13 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
         return it != trace.python_stacks.end() && !it->second.empty();
       },
       &segmentation);
+  GpuAttribution gpu;
+  if (has_gpu_work(trace.gpu_activity)) {
+    gpu = attribute_gpu_time(trace.events, segmentation, trace.gpu_activity);
+    segmentation.gpu_cost = std::move(gpu.per_event);
+    a.gpu_timeline = true;
+    a.gpu = std::move(gpu.phases);
+  }
   a.steps = segmentation.main;
   a.phases = segmentation.phases;
   using Detector = std::vector<Finding> (*)(const std::vector<Event>&, const Segmentation&);
@@ -38,6 +45,13 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
     if (f.phase == Phase::kSteady && counts) a.blocked_ns_per_step += f.blocked_ns_per_step;
   }
   return a;
+}
+
+const GpuPhaseFigures* Analysis::gpu_for_phase(size_t index) const {
+  for (const GpuPhaseFigures& g : gpu) {
+    if (g.phase_index >= 0 && static_cast<size_t>(g.phase_index) == index) return &g;
+  }
+  return nullptr;
 }
 
 }  // namespace syncscope

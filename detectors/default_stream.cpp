@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -51,6 +52,29 @@ std::vector<Finding> detect_default_stream(const std::vector<Event>& events, con
   // rank by how often it happens per step, a copy per step as a host wait
   // of 0.2% of the step, so that measured waits of any size come first.
   for (Finding& f : findings) f.severity = 0.002 * (f.per_step > 0 ? f.per_step : 1) * (f.phase == Phase::kSteady ? 1 : 0.1);
+  // With a GPU timeline the cost is measured: the GPU time of the site's
+  // copies that no kernel on another stream ran alongside (serialised), as
+  // a share of the step (of the steady run without steps).
+  const double span = static_cast<double>(segmentation.main.steady_end_ns > segmentation.main.steady_start_ns
+                                              ? segmentation.main.steady_end_ns - segmentation.main.steady_start_ns
+                                              : 1);
+  for (Finding& f : findings) {
+    if (!f.gpu_measured || f.gpu_copy_ns == 0) continue;
+    const double serialized = static_cast<double>(f.gpu_copy_ns - std::min(f.gpu_copy_overlap_ns, f.gpu_copy_ns));
+    const PhaseInfo* phase = f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < segmentation.phases.size()
+                                 ? &segmentation.phases[f.phase_index]
+                                 : nullptr;
+    const double steps = phase && f.phase == Phase::kSteady ? static_cast<double>(phase->steps) : 0;
+    const double step_ns = phase ? (phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns) : 0;
+    if (steps > 0 && step_ns > 0) {
+      f.gpu_serialized_ns_per_step = serialized / steps;
+      f.severity = f.gpu_serialized_ns_per_step / step_ns;
+    } else {
+      f.severity = serialized / span;
+    }
+    f.severity = std::max(f.severity, f.gpu_idle_share);
+    if (f.phase != Phase::kSteady) f.severity *= 0.1;
+  }
 
   return findings;
 }

@@ -46,6 +46,15 @@ struct Finding {
   // thread's stack (e.g. the `loss.backward()` line) stands for the site.
   uint32_t waiter_stack_id = 0;  // 0: the event's own stack is the site
   uint32_t waiter_tid = 0;
+
+  // From the GPU timeline (docs/gpu-timeline.md), when the trace has one.
+  bool gpu_measured = false;       // the trace had GPU work: the figures below are measured
+  uint64_t gpu_idle_ns = 0;        // GPU idle time charged to this site's calls (steady steps)
+  double gpu_idle_ns_per_step = 0; // per step of its phase (0 when steps are unknown)
+  double gpu_idle_share = 0;       // gpu_idle_ns_per_step / step time
+  uint64_t gpu_copy_ns = 0;        // GPU time of the site's copies
+  uint64_t gpu_copy_overlap_ns = 0;  // of which kernels on other streams ran alongside
+  double gpu_serialized_ns_per_step = 0;  // default-stream: copy time not overlapped, per step
 };
 
 }  // namespace syncscope

@@ -39,6 +39,14 @@ struct EventPlace {
   uint32_t step = 0;         // step of that phase (0-based among its steady steps)
 };
 
+// What one recorded call cost the GPU in steady steps, from the GPU timeline
+// (detectors/gpu_attribution.h; docs/gpu-timeline.md). Empty without one.
+struct EventGpuCost {
+  uint64_t idle_ns = 0;          // GPU idle charged to this call (it held the host while the GPU ran dry)
+  uint64_t copy_ns = 0;          // GPU time of its copies
+  uint64_t copy_overlap_ns = 0;  // of which kernels on other streams ran at the same time
+};
+
 struct Segmentation {
   StepInfo main;                  // the main phase as StepInfo (detected == a phase was found)
   std::vector<PhaseInfo> phases;  // main phase first
@@ -46,6 +54,9 @@ struct Segmentation {
   std::vector<uint32_t> waiter_stack; // one per event: stack of the Python line that waited for it (0: none)
   std::vector<uint32_t> waiter_tid;
   const Event* base = nullptr;        // events.data(): places are indexed by &event - base
+  // One per event when the trace has a GPU timeline (GPU work recorded),
+  // else empty: the detectors' findings then carry no GPU figures.
+  std::vector<EventGpuCost> gpu_cost;
 
   size_t index_of(const Event& e) const { return static_cast<size_t>(&e - base); }
 };

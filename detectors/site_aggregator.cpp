@@ -35,6 +35,13 @@ void SiteAggregator::add(const Event& anchor, const std::string& api, const std:
   }
   ++f.count;
   f.host_blocked_ns += blocked_ns;
+  if (!seg_.gpu_cost.empty()) {
+    const EventGpuCost& cost = seg_.gpu_cost[i];
+    f.gpu_measured = true;
+    f.gpu_idle_ns += cost.idle_ns;
+    f.gpu_copy_ns += cost.copy_ns;
+    f.gpu_copy_overlap_ns += cost.copy_overlap_ns;
+  }
   f.bytes += bytes;
   if (site.steps.empty() || site.steps.back() != place.step) site.steps.push_back(place.step);
 }
@@ -51,6 +58,8 @@ void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) co
     // shorter than the mean would make shares over 100%).
     const double step_ns = phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns;
     if (step_ns > 0) f.step_share = f.blocked_ns_per_step / step_ns;
+    f.gpu_idle_ns_per_step = static_cast<double>(f.gpu_idle_ns) / n;
+    if (step_ns > 0) f.gpu_idle_share = f.gpu_idle_ns_per_step / step_ns;
     f.steps_with = steps.size();
     // Periodic: the median spacing of the steps it occurred in.
     if (steps.size() >= 2 && static_cast<double>(steps.size()) < kPeriodicShare * n) {
@@ -65,6 +74,10 @@ void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) co
                                         ? seg_.main.steady_end_ns - seg_.main.steady_start_ns
                                         : 1);
   f.severity = per_step ? f.step_share : static_cast<double>(f.host_blocked_ns) / span;
+  // With a GPU timeline, the larger of the host's loss and the GPU's.
+  if (f.gpu_measured) {
+    f.severity = std::max(f.severity, per_step ? f.gpu_idle_share : static_cast<double>(f.gpu_idle_ns) / span);
+  }
   if (f.phase != Phase::kSteady) f.severity *= 0.1;  // listed apart, ranked lower
 }
 

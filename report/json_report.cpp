@@ -29,6 +29,31 @@ nlohmann::json user_frame_json(const UserFrame& u) {
           {"language", u.python ? "python" : "native"}};
 }
 
+nlohmann::json number_or_null(bool present, double value) { return present ? nlohmann::json(value) : nlohmann::json(nullptr); }
+
+// A phase's GPU figures (docs/findings-schema.md, GPU), null without a timeline.
+nlohmann::json gpu_json(const Analysis& analysis, size_t phase) {
+  const GpuPhaseFigures* g = analysis.gpu_for_phase(phase);
+  if (g == nullptr) return nullptr;
+  nlohmann::json by_cause = nlohmann::json::object();
+  nlohmann::json share_by_cause = nlohmann::json::object();
+  for (size_t c = 0; c < kGpuIdleCauses; ++c) {
+    const GpuIdleCause cause = static_cast<GpuIdleCause>(c);
+    by_cause[gpu_idle_cause_name(cause)] = g->per_step(g->idle_by_cause[c]) / 1e3;
+    share_by_cause[gpu_idle_cause_name(cause)] = g->share(cause);
+  }
+  const double span = static_cast<double>(g->span_ns);
+  return {{"phase", phase < analysis.phases.size() ? analysis.phases[phase].name : ""},
+          {"steps", g->steps},
+          {"busy_share", g->busy_share()},
+          {"idle_share", span > 0 ? static_cast<double>(g->idle_ns) / span : 0.0},
+          {"busy_us_per_step", g->per_step(g->busy_ns) / 1e3},
+          {"idle_us_per_step", g->per_step(g->idle_ns) / 1e3},
+          {"idle_us_per_step_by_cause", by_cause},
+          {"idle_share_by_cause", share_by_cause},
+          {"launch_bound", g->launch_bound}};
+}
+
 std::string thread_name(const ProcessTrace& trace, uint32_t tid) {
   auto thread = trace.thread_names.find(tid);
   return thread != trace.thread_names.end() ? thread->second : "";
@@ -57,7 +82,15 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
     const SuppressionRule& rule = policy.suppressions[r.suppressed_by];
     suppressed = {{"rule", rule.text}, {"source", rule.source}};
   }
+  const bool copies = f.gpu_measured && f.gpu_copy_ns > 0;
   return {
+      {"gpu_idle_us", number_or_null(f.gpu_measured, static_cast<double>(f.gpu_idle_ns) / 1e3)},
+      {"gpu_idle_us_per_step", number_or_null(f.gpu_measured, f.gpu_idle_ns_per_step / 1e3)},
+      {"gpu_idle_share", number_or_null(f.gpu_measured, f.gpu_idle_share)},
+      {"gpu_copy_us", number_or_null(copies, static_cast<double>(f.gpu_copy_ns) / 1e3)},
+      {"gpu_overlap_share",
+       number_or_null(copies, copies ? static_cast<double>(f.gpu_copy_overlap_ns) / static_cast<double>(f.gpu_copy_ns) : 0)},
+      {"gpu_serialized_us_per_step", number_or_null(copies, f.gpu_serialized_ns_per_step / 1e3)},
       {"category", category_name(f.category)},
       {"phase", phase_name(f.phase)},
       {"phase_name", phase ? nlohmann::json(phase->name) : nlohmann::json(nullptr)},
@@ -113,6 +146,7 @@ nlohmann::json phases_json(const ProcessReport& p) {
                    {"calls_per_step", phase.calls_per_step},
                    {"step_time_us", phase.step_ns / 1e3},
                    {"interrupted_steps", phase.interrupted_steps},
+                   {"gpu", gpu_json(p.analysis, i)},
                    {"marker", marker ? user_frame_json(*marker) : nlohmann::json(nullptr)}});
   }
   return out;
@@ -146,6 +180,8 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       {"phases", phases_json(p)},
       {"host_blocked_us_per_step", analysis.blocked_ns_per_step / 1e3},
       {"sync_calls_per_step", p.sync_events_per_step},
+      {"gpu_timeline", analysis.gpu_timeline},
+      {"gpu", gpu_json(analysis, 0)},
       {"api_counts", api_counts},
       {"findings", findings},
       {"gate", {{"failed", p.gate_failed}, {"categories", verdicts_json(p)}}},

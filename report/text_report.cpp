@@ -1,6 +1,7 @@
 #include "report/text_report.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -127,6 +128,49 @@ std::string phase_line(const ProcessReport& p, size_t index) {
   return line;
 }
 
+std::string percent(double share) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "%.0f%%", share * 100);
+  return text;
+}
+
+// "GPU: 62% busy per train step; idle 38%: 21% in syncs, 12% launching, 5%
+// in Python", from the GPU timeline, when the trace has one.
+void render_gpu_line(const ProcessReport& p, std::ostream& out) {
+  const Analysis& analysis = p.analysis;
+  const GpuPhaseFigures* g = analysis.gpu_for_phase(0);
+  if (g == nullptr || analysis.phases.empty()) return;
+  const bool python = !p.trace->python_code.empty();
+  std::vector<std::pair<double, std::string>> causes;
+  for (size_t c = 0; c < kGpuIdleCauses; ++c) {
+    const GpuIdleCause cause = static_cast<GpuIdleCause>(c);
+    const double share = g->share(cause);
+    if (share < 0.005) continue;  // would print as 0%
+    std::string what;
+    switch (cause) {
+      case GpuIdleCause::kSync: what = "in syncs"; break;
+      case GpuIdleCause::kPageableCopy: what = "in pageable copies"; break;
+      case GpuIdleCause::kFree: what = "in device-wide frees"; break;
+      case GpuIdleCause::kLaunching: what = "launching"; break;
+      case GpuIdleCause::kOtherCall: what = "in other CUDA calls"; break;
+      case GpuIdleCause::kNoCall: what = python ? "in Python" : "outside CUDA calls"; break;
+    }
+    causes.emplace_back(share, what);
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const double idle = g->span_ns ? static_cast<double>(g->idle_ns) / static_cast<double>(g->span_ns) : 0;
+  out << "   GPU: " << percent(g->busy_share()) << " busy per " << analysis.phases[0].name << " step; idle "
+      << percent(idle);
+  for (size_t i = 0; i < causes.size(); ++i) {
+    out << (i == 0 ? ": " : ", ") << percent(causes[i].first) << " " << causes[i].second;
+  }
+  out << "\n";
+  if (g->launch_bound) {
+    out << "   launch-bound: the GPU mostly waits for the host to issue work (fewer, larger kernels: CUDA graphs, "
+           "torch.compile)\n";
+  }
+}
+
 // The paragraph over the findings: the phases and their steps (or the
 // steps of the one repeating pattern), and the host time blocked per step.
 void render_steps(const ProcessReport& p, std::ostream& out) {
@@ -142,10 +186,12 @@ void render_steps(const ProcessReport& p, std::ostream& out) {
   }
   if (phases && analysis.steps.detected) {
     out << "   host blocked " << blocked << " per " << analysis.phases[0].name << " step\n";
+    render_gpu_line(p, out);
   } else if (analysis.steps.detected) {
     out << "   steps: " << analysis.steps.steps << " steady steps of " << calls(analysis.steps.period_calls) << ", "
         << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked " << blocked
         << " per step\n";
+    render_gpu_line(p, out);
   } else {
     out << "   steps: no repeating launch pattern; the first "
         << format_duration(analysis.steps.steady_start_ns - trace.events.front().start_ns) << " count as warm-up\n";

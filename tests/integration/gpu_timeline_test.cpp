@@ -2,9 +2,12 @@
 // examples under the fake runtime and the fake libcupti.so.13 beside it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/integration/harness.h"
 #include "trace/api.h"
@@ -188,6 +191,87 @@ TEST(GpuTimeline, ForkedChildIsHostOnly) {
   }
   EXPECT_EQ(on, 1);
   EXPECT_EQ(child_off, 1);
+}
+
+// The analysis of the timeline end to end: GPU busy and idle by cause in the
+// JSON and the text header, the GPU idle of a hidden sync, the measured
+// overlap of copies queued on the compute stream.
+struct Reported {
+  RunResult result;
+  nlohmann::json json;
+};
+
+Reported report_of(const std::string& name, const std::string& example_name, std::map<std::string, std::string> env) {
+  std::string dir = fresh_dir(name);
+  std::string json_path = dir + "/findings.json";
+  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "text", "--format",
+                                   "json=" + json_path, "--", example(example_name), "60"};
+  for (const auto& [k, v] : fake_runtime_env()) env.emplace(k, v);
+  Reported out;
+  out.result = run(argv, env);
+  EXPECT_EQ(out.result.exit_code, 0) << out.result.err;
+  std::ifstream in(json_path);
+  EXPECT_TRUE(in.good()) << "no JSON written: " << out.result.err;
+  if (in.good()) out.json = nlohmann::json::parse(in);
+  return out;
+}
+
+const nlohmann::json* steady_finding(const nlohmann::json& process, const std::string& cause) {
+  for (const auto& f : process["findings"]) {
+    if (f["cause"] == cause && f["phase"] == "steady") return &f;
+  }
+  return nullptr;
+}
+
+TEST(GpuTimelineAnalysis, IdleByCauseInJsonAndText) {
+  Reported r = report_of("gpu-analysis-sync", "hidden_sync_loop", {});
+  ASSERT_EQ(r.json["processes"].size(), 1u);
+  const nlohmann::json& p = r.json["processes"][0];
+  EXPECT_EQ(p["gpu_timeline"], true);
+  ASSERT_TRUE(p["gpu"].is_object()) << p.dump(1);
+  const double busy = p["gpu"]["busy_share"].get<double>();
+  EXPECT_GT(busy, 0.0);
+  EXPECT_LE(busy, 1.0);
+  double by_cause = 0;
+  for (const auto& [cause, us] : p["gpu"]["idle_us_per_step_by_cause"].items()) by_cause += us.get<double>();
+  EXPECT_NEAR(by_cause, p["gpu"]["idle_us_per_step"].get<double>(), 0.01);
+  EXPECT_TRUE(p["phases"][0]["gpu"].is_object());
+  const nlohmann::json* sync = steady_finding(p, "read-back");
+  ASSERT_NE(sync, nullptr) << p.dump(1);
+  EXPECT_TRUE((*sync)["gpu_idle_us_per_step"].is_number());
+  EXPECT_GT((*sync)["gpu_idle_us_per_step"].get<double>(), 0.0);
+  EXPECT_GT(p["gpu"]["idle_us_per_step_by_cause"]["sync"].get<double>(), 0.0);
+  EXPECT_TRUE((*sync)["gpu_copy_us"].is_null());
+  // The header line and the finding's figure.
+  EXPECT_NE(r.result.out.find("   GPU: "), std::string::npos) << r.result.out;
+  EXPECT_NE(r.result.out.find("% busy per "), std::string::npos) << r.result.out;
+  EXPECT_NE(r.result.out.find("GPU idle per step "), std::string::npos) << r.result.out;
+}
+
+TEST(GpuTimelineAnalysis, CopiesOnTheComputeStreamMeasureNoOverlap) {
+  Reported r = report_of("gpu-analysis-copies", "compute_stream_copies", {});
+  ASSERT_EQ(r.json["processes"].size(), 1u);
+  const nlohmann::json& p = r.json["processes"][0];
+  const nlohmann::json* copy = steady_finding(p, "copy-on-compute-stream");
+  ASSERT_NE(copy, nullptr) << p.dump(1);
+  EXPECT_GT((*copy)["gpu_copy_us"].get<double>(), 0.0);
+  // Queued behind the kernels of their own stream, beside nothing else but
+  // the legacy stream's kernels, which serialise with it.
+  EXPECT_LT((*copy)["gpu_overlap_share"].get<double>(), 0.5);
+  EXPECT_GT((*copy)["gpu_serialized_us_per_step"].get<double>(), 0.0);
+  EXPECT_NE(r.result.out.find("overlapped with kernels on other streams"), std::string::npos) << r.result.out;
+}
+
+TEST(GpuTimelineAnalysis, HostOnlyRunHasNoGpuFields) {
+  Reported r = report_of("gpu-analysis-off", "hidden_sync_loop", {{"SYNCSCOPE_GPU_TIMELINE", "0"}});
+  ASSERT_EQ(r.json["processes"].size(), 1u);
+  const nlohmann::json& p = r.json["processes"][0];
+  EXPECT_EQ(p["gpu_timeline"], false);
+  EXPECT_TRUE(p["gpu"].is_null());
+  const nlohmann::json* sync = steady_finding(p, "read-back");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_TRUE((*sync)["gpu_idle_us_per_step"].is_null());
+  EXPECT_EQ(r.result.out.find("% busy per "), std::string::npos) << r.result.out;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tests/unit/report/report_test_util.h"
+#include "trace/gpu_record.h"
 
 namespace syncscope::testing {
 namespace {
@@ -127,6 +128,47 @@ TEST(TextReport, ColourOnlyWhenAsked) {
   EXPECT_NE(coloured.str().find("\033[1;31mhidden-sync\033[0m"), std::string::npos) << coloured.str();
   // A thread without Python frames is named; "no Python" only where the process has Python.
   EXPECT_NE(plain.str().find("      on thread 0 (pt_autograd_0)\n"), std::string::npos) << plain.str();
+}
+
+// 30 steps of 3 launches 20 us apart, each kernel 4 us: the GPU waits on
+// the host issuing work.
+ProcessTrace launch_bound_trace(bool with_timeline) {
+  ProcessTrace t;
+  t.header.pid = 77;
+  t.complete = true;
+  t.process_info = {{"argv", "./tiny_kernels"}, {"cuda_runtime", "real"}};
+  for (int step = 0; step < 30; ++step) {
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t start = 1000000 + step * 60000 + i * 20000;
+      Event e = event(ApiId::__cudaLaunchKernel, start, 8000);
+      e.flags |= kFlagAsync;
+      e.stream = 0x100;
+      e.dst = static_cast<uint64_t>(i + 1);
+      e.tid = 7;
+      t.events.push_back(e);
+      if (!with_timeline) continue;
+      GpuActivity a;
+      static_cast<GpuRecord&>(a) = GpuRecord{};
+      a.kind = static_cast<uint8_t>(GpuKind::kKernel);
+      a.start_ns = start + 10000;
+      a.end_ns = start + 14000;
+      a.event_index = static_cast<int64_t>(t.events.size()) - 1;
+      a.stream = 0x100;
+      t.gpu_activity.push_back(a);
+    }
+  }
+  return t;
+}
+
+TEST(TextReport, GpuLineAndLaunchBound) {
+  std::string text = render({launch_bound_trace(true)});
+  EXPECT_NE(text.find("   GPU: 20% busy per "), std::string::npos) << text;
+  EXPECT_NE(text.find("idle 80%: 80% launching"), std::string::npos) << text;
+  EXPECT_NE(text.find("   launch-bound: "), std::string::npos) << text;
+  // Without a timeline, neither.
+  std::string host_only = render({launch_bound_trace(false)});
+  EXPECT_EQ(host_only.find("   GPU: "), std::string::npos) << host_only;
+  EXPECT_EQ(host_only.find("launch-bound"), std::string::npos) << host_only;
 }
 
 }  // namespace

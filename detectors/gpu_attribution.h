@@ -1,0 +1,85 @@
+// What the host was doing while the GPU idled, and how much of each copy
+// overlapped kernels on other streams (issue 13, docs/gpu-timeline.md,
+// "Idle attribution" and "Copy overlap"). A pure function of the events, the
+// segmentation and the GPU timeline, like the detectors.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "detectors/gpu_timeline.h"
+#include "detectors/segmentation.h"
+#include "trace/event.h"
+#include "trace/reader.h"
+
+namespace syncscope {
+
+// Why the GPU had nothing to run, by what the issuing threads were doing.
+enum class GpuIdleCause : uint8_t {
+  kSync,          // blocked in a synchronisation (stream/device/event sync, synchronous copy or memset, query)
+  kPageableCopy,  // inside a copy from or to pageable host memory
+  kFree,          // inside a device-wide free (cudaFree, cudaFreeHost)
+  kLaunching,     // issuing work back to back (launches, async copies, event records, and the short host gaps between them)
+  kOtherCall,     // inside another CUDA call (allocation, stream creation, ...)
+  kNoCall,        // in no CUDA call for longer than a launch gap: Python, data loading, logging
+};
+inline constexpr size_t kGpuIdleCauses = 6;
+const char* gpu_idle_cause_name(GpuIdleCause cause);  // "sync", "pageable-copy", "free", "launching", "other-call", "no-call"
+
+// An uncovered host stretch between two issuing calls shorter than this is
+// the host's own cost of issuing work (argument packing, Python dispatch):
+// launching. Longer ones are the host doing something else.
+inline constexpr uint64_t kLaunchGapNs = 50000;
+// A phase is launch-bound when launching is most of its GPU idle time and
+// that idle time is at least this share of its steps.
+inline constexpr double kLaunchBoundMinIdleShare = 0.10;
+
+// One idle piece of a steady step: GPU idle, the host doing one thing.
+struct GpuIdleGap {
+  uint64_t start_ns = 0, end_ns = 0;
+  GpuIdleCause cause = GpuIdleCause::kNoCall;
+  int64_t event_index = -1;  // the call charged with it, -1: none (no-call)
+  int16_t phase_index = -1;
+  uint32_t step = 0;
+};
+
+struct GpuPhaseFigures {
+  int16_t phase_index = -1;  // into Segmentation::phases
+  uint64_t steps = 0;
+  uint64_t span_ns = 0;  // sum of its step windows
+  uint64_t busy_ns = 0, idle_ns = 0;
+  std::array<uint64_t, kGpuIdleCauses> idle_by_cause{};
+  bool launch_bound = false;
+
+  double busy_share() const { return span_ns ? static_cast<double>(busy_ns) / static_cast<double>(span_ns) : 0; }
+  double share(GpuIdleCause c) const {
+    return span_ns ? static_cast<double>(idle_by_cause[static_cast<size_t>(c)]) / static_cast<double>(span_ns) : 0;
+  }
+  double per_step(uint64_t ns) const { return steps ? static_cast<double>(ns) / static_cast<double>(steps) : 0; }
+};
+
+struct GpuAttribution {
+  std::vector<GpuIdleGap> gaps;         // every idle piece of every steady step, by time
+  std::vector<GpuPhaseFigures> phases;  // per phase with steps, in phase order
+  std::vector<EventGpuCost> per_event;  // one per event
+};
+
+// Whether the timeline holds GPU work (kernels, copies, memsets).
+bool has_gpu_work(const std::vector<GpuActivity>& activity);
+
+// events sorted by start (as segmented); activity joined (event_index, stream).
+//
+// Issuing threads are those that launch, copy or memset in steady state. In
+// each steady step, every stretch where no kernel, copy or memset ran is cut
+// where the issuing threads' calls begin and end; each piece goes to the
+// call covering it (several: sync, pageable copy, free, other call,
+// launching, in that order), else to launching when the host gap around it
+// is shorter than kLaunchGapNs, else to no call. The launching pieces of a
+// gap that opened while a blocking call (sync, pageable copy, free) held the
+// host are that call's too: the GPU ran dry because the host waited instead
+// of queueing ahead, and refills the queue only after it returns.
+GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
+                                  const std::vector<GpuActivity>& activity);
+
+}  // namespace syncscope
