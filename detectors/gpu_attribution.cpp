@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "detectors/intervals.h"
 #include "trace/api.h"
 #include "trace/gpu_join.h"
 #include "trace/gpu_record.h"
@@ -26,33 +27,9 @@ const char* gpu_idle_cause_name(GpuIdleCause cause) {
 
 namespace {
 
-using Interval = std::pair<uint64_t, uint64_t>;
-
 bool is_work(uint8_t kind) {
   return kind == static_cast<uint8_t>(GpuKind::kKernel) || kind == static_cast<uint8_t>(GpuKind::kMemcpy) ||
          kind == static_cast<uint8_t>(GpuKind::kMemset);
-}
-
-std::vector<Interval> merged(std::vector<Interval> list) {
-  std::sort(list.begin(), list.end());
-  std::vector<Interval> out;
-  for (const Interval& i : list) {
-    if (!out.empty() && i.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, i.second);
-    } else {
-      out.push_back(i);
-    }
-  }
-  return out;
-}
-
-// Length of a union (sorted, disjoint) inside [lo, hi).
-uint64_t union_within(const std::vector<Interval>& disjoint, uint64_t lo, uint64_t hi) {
-  auto it = std::lower_bound(disjoint.begin(), disjoint.end(), lo,
-                             [](const Interval& a, uint64_t t) { return a.second <= t; });
-  uint64_t total = 0;
-  for (; it != disjoint.end() && it->first < hi; ++it) total += std::min(it->second, hi) - std::max(it->first, lo);
-  return total;
 }
 
 // What the GPU idled for while the host was inside this call.

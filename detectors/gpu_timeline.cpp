@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "detectors/intervals.h"
 #include "trace/gpu_record.h"
 
 namespace syncscope {
@@ -35,35 +36,6 @@ std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Seg
   }
   return windows;
 }
-
-namespace {
-
-using Interval = std::pair<uint64_t, uint64_t>;
-
-// Sorted, disjoint: the union of the intervals.
-std::vector<Interval> merged(std::vector<Interval> list) {
-  std::sort(list.begin(), list.end());
-  std::vector<Interval> out;
-  for (const Interval& i : list) {
-    if (!out.empty() && i.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, i.second);
-    } else {
-      out.push_back(i);
-    }
-  }
-  return out;
-}
-
-// Length of a union (sorted, disjoint intervals) inside [lo, hi).
-uint64_t union_within(const std::vector<Interval>& disjoint, uint64_t lo, uint64_t hi) {
-  auto it = std::lower_bound(disjoint.begin(), disjoint.end(), lo,
-                             [](const Interval& a, uint64_t t) { return a.second <= t; });  // first ending after lo
-  uint64_t total = 0;
-  for (; it != disjoint.end() && it->first < hi; ++it) total += std::min(it->second, hi) - std::max(it->first, lo);
-  return total;
-}
-
-}  // namespace
 
 std::vector<GpuStepTime> gpu_time_per_step(const std::vector<GpuActivity>& activity,
                                            const std::vector<StepWindow>& windows) {

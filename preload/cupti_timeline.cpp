@@ -163,6 +163,19 @@ uint32_t intern_name(Pending& p, const char* name) {
   return it->second;
 }
 
+// The fields every record of GPU work has (kernel, memcpy, memset), whose
+// CUPTI structs differ in layout but not in these names.
+template <typename Work>
+void copy_work_fields(const Work* w, GpuRecord* r) {
+  r->start_ns = w->start;
+  r->end_ns = w->end;
+  r->correlation_id = w->correlationId;
+  r->stream_id = w->streamId;
+  r->context_id = w->contextId;
+  r->graph_id = w->graphId;
+  r->device = device_of(w->deviceId);
+}
+
 // One CUPTI record as a GpuRecord; false for kinds (or calls) not kept.
 bool convert(const CUpti_Activity* activity, Pending& p, GpuRecord* out) {
   GpuRecord r{};
@@ -172,27 +185,15 @@ bool convert(const CUpti_Activity* activity, Pending& p, GpuRecord* out) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(activity);
       r.kind = static_cast<uint8_t>(GpuKind::kKernel);
-      r.start_ns = k->start;
-      r.end_ns = k->end;
-      r.correlation_id = k->correlationId;
-      r.stream_id = k->streamId;
-      r.context_id = k->contextId;
-      r.graph_id = k->graphId;
-      r.device = device_of(k->deviceId);
+      copy_work_fields(k, &r);
       r.name_id = intern_name(p, k->name);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
       r.kind = static_cast<uint8_t>(GpuKind::kMemcpy);
-      r.start_ns = m->start;
-      r.end_ns = m->end;
+      copy_work_fields(m, &r);
       r.bytes = m->bytes;
-      r.correlation_id = m->correlationId;
-      r.stream_id = m->streamId;
-      r.context_id = m->contextId;
-      r.graph_id = m->graphId;
-      r.device = device_of(m->deviceId);
       r.copy_kind = m->copyKind;
       r.src_kind = m->srcKind;
       r.dst_kind = m->dstKind;
@@ -202,14 +203,8 @@ bool convert(const CUpti_Activity* activity, Pending& p, GpuRecord* out) {
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
       r.kind = static_cast<uint8_t>(GpuKind::kMemset);
-      r.start_ns = m->start;
-      r.end_ns = m->end;
+      copy_work_fields(m, &r);
       r.bytes = m->bytes;
-      r.correlation_id = m->correlationId;
-      r.stream_id = m->streamId;
-      r.context_id = m->contextId;
-      r.graph_id = m->graphId;
-      r.device = device_of(m->deviceId);
       r.src_kind = static_cast<uint8_t>(m->memoryKind);
       if (m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) r.flags |= kGpuFlagAsync;
       break;
