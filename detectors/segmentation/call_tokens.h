@@ -57,11 +57,6 @@ ThreadTokens tokens_of_thread(const std::vector<Event>& events, uint32_t tid, To
 
 // The middle element (the upper one of an even count): always a value that
 // occurs, so "the step with the median number of calls" exists.
-inline double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  auto mid = values.begin() + static_cast<long>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
-}
+double median(std::vector<double> values);
 
 }  // namespace syncscope::segmentation
