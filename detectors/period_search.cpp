@@ -5,6 +5,19 @@
 namespace syncscope {
 namespace {
 
+// A distance is a candidate period once it separates this many pairs of
+// equal tokens: one pair is a coincidence.
+constexpr uint32_t kMinDistanceCount = 2;
+// The period covers at least this share of the distinct calls the best
+// candidate covers: a layer's period matches only the layer's calls.
+constexpr double kMinCoverageShare = 0.8;
+// A divisor of the chosen period replaces it when it matches at least this
+// share as often: two identical steps, or ten steps of which one logs, are
+// one step's period; a layer's period inside a step matches much less.
+constexpr double kDivisorMatchShare = 0.97;
+// The period must match at least this many periods' worth of calls.
+constexpr uint64_t kMinFullRepeats = 2;
+
 struct Score {
   uint64_t matches = 0;   // positions i < n - p where tokens[i] == tokens[i + p]
   uint32_t coverage = 0;  // distinct tokens that match there at least twice
@@ -35,7 +48,7 @@ std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, uin
   }
   std::vector<uint32_t> distances;
   for (uint32_t d = 1; d <= max_period; ++d) {
-    if (histogram[d] >= 2) distances.push_back(d);
+    if (histogram[d] >= kMinDistanceCount) distances.push_back(d);
   }
   auto more_common = [&](uint32_t a, uint32_t b) { return histogram[a] != histogram[b] ? histogram[a] > histogram[b] : a < b; };
   if (distances.size() > keep) {
@@ -74,6 +87,34 @@ std::vector<RepeatRun> runs_of(const std::vector<uint32_t>& tokens, size_t p, co
   return kept;
 }
 
+// Among the candidates, the index of the period: a layer's period matches
+// only the layer's calls; a step's matches (nearly) every call of the step.
+// So the period must cover nearly as many distinct calls as the best
+// candidate; among those, most matches.
+size_t best_candidate(const std::vector<uint64_t>& matches, const std::vector<uint32_t>& coverage) {
+  uint32_t max_coverage = 0;
+  for (uint32_t c : coverage) max_coverage = std::max(max_coverage, c);
+  size_t best = matches.size();
+  for (size_t c = 0; c < matches.size(); ++c) {
+    if (coverage[c] < kMinCoverageShare * max_coverage) continue;
+    if (best == matches.size() || matches[c] > matches[best]) best = c;
+  }
+  return best;
+}
+
+// A period made of several identical steps is one step: the smallest
+// divisor of the best (candidates are sorted) that matches nearly as well,
+// else the best itself.
+size_t smallest_divisor(const std::vector<uint32_t>& candidates, const std::vector<uint64_t>& matches, size_t best) {
+  for (size_t c = 0; c < best; ++c) {
+    if (candidates[best] % candidates[c] == 0 &&
+        static_cast<double>(matches[c]) >= kDivisorMatchShare * static_cast<double>(matches[best])) {
+      return c;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptions& options) {
@@ -84,37 +125,18 @@ PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptio
   if (max_period == 0) return result;
   std::vector<uint32_t> candidates = candidate_periods(tokens, max_period, options.max_candidates);
   if (candidates.empty()) return result;
-  // A layer's period matches only the layer's calls; a step's matches
-  // (nearly) every call of the step. So the period must cover nearly as
-  // many distinct calls as the best candidate; among those, most matches.
   uint32_t max_token = *std::max_element(tokens.begin(), tokens.end());
   std::vector<uint32_t> seen(size_t{max_token} + 1, 0);
   std::vector<uint64_t> matches(candidates.size());
   std::vector<uint32_t> coverage(candidates.size());
-  uint32_t max_coverage = 0;
   for (size_t c = 0; c < candidates.size(); ++c) {
     Score score = score_at(tokens, candidates[c], seen);
     matches[c] = score.matches;
     coverage[c] = score.coverage;
-    max_coverage = std::max(max_coverage, score.coverage);
   }
-  size_t best = candidates.size();
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    if (coverage[c] < 0.8 * max_coverage) continue;
-    if (best == candidates.size() || matches[c] > matches[best]) best = c;
-  }
-  // A period made of several identical steps is one step: take the smallest
-  // divisor of the best that matches nearly as well.
-  size_t chosen = best;
-  for (size_t c = 0; c < best; ++c) {
-    if (candidates[best] % candidates[c] == 0 &&
-        static_cast<double>(matches[c]) >= 0.97 * static_cast<double>(matches[best])) {
-      chosen = c;
-      break;
-    }
-  }
+  const size_t chosen = smallest_divisor(candidates, matches, best_candidate(matches, coverage));
   const uint32_t p = candidates[chosen];
-  if (matches[chosen] < 2u * p) return result;  // not even two full repeats
+  if (matches[chosen] < kMinFullRepeats * p) return result;
   result.runs = runs_of(tokens, p, options);
   if (!result.runs.empty()) result.period = p;
   return result;

@@ -10,6 +10,8 @@
 //     warm-up. This holds
 //     whatever the model looks like: identical layers, gradient accumulation
 //     (k backward passes, one step), torch.compile, variable-length batches.
+//     Without markers: the bursts of autograd's backward thread, one step
+//     per burst (or per k under gradient accumulation).
 //  2. Otherwise the repeating pattern of calls on the thread that made the
 //     first call (detectors/period_search.h): the dominant period over the
 //     whole run, not the last loop's.
@@ -21,6 +23,9 @@
 // other phase belongs to the training loop (logging every N steps, a
 // checkpoint): only what comes before the first steady step is warm-up and
 // only what comes after the last step of any phase is teardown.
+//
+// Each of these steps has its own file in detectors/segmentation/ (listed at
+// the top of segmentation.cpp), each threshold a named constant there.
 #pragma once
 
 #include <cstdint>

@@ -8,14 +8,18 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "inject/ptrace_inject.h"
 #include "tools/control_client.h"
+#include "tools/duration.h"
 #include "tools/output_dir.h"
 #include "tools/preload_locator.h"
 #include "tools/process_facts.h"
+#include "tools/report_options.h"
 #include "trace/control_protocol.h"
 #include "trace/environment.h"
 #include "trace/reader.h"
@@ -256,6 +260,61 @@ int attach_command(const AttachOptions& options) {
   if (outcome.gate_blind || outcome.gate_failed) return report_exit_status(outcome, report);
   if (outcome.error != 0 || refused > 0) return 1;
   return 0;
+}
+
+namespace {
+
+// Bounds of --inject-timeout, in seconds.
+constexpr double kMinInjectTimeoutS = 0.1, kMaxInjectTimeoutS = 600.0;
+
+// `attach`'s options as typed; its callback makes AttachOptions of them.
+struct AttachArgs {
+  AttachOptions attach;
+  ReportArgs report;
+  std::string duration;
+  bool no_report = false, no_inject = false;
+  double inject_timeout_s = 10;  // AttachOptions::inject_timeout_ms's default
+};
+
+int attach_from_args(AttachArgs& args) {
+  AttachOptions& attach = args.attach;
+  if (!resolve_report_args(args.report, &attach.report_settings)) return kUsageExitCode;
+  if (!args.duration.empty()) {
+    attach.duration_ms = parse_duration_ms(args.duration);
+    if (!attach.duration_ms) {
+      spdlog::error("--duration: '{}' is not a duration (30s, 500ms, 2m, 1h)", args.duration);
+      return kUsageExitCode;
+    }
+  }
+  if (attach.pids.empty() && attach.pattern.empty()) {
+    spdlog::error("attach to what? syncscope attach PID... or syncscope attach --all PATTERN");
+    return kUsageExitCode;
+  }
+  attach.inject = !args.no_inject;
+  attach.inject_timeout_ms = static_cast<int>(args.inject_timeout_s * 1000);
+  attach.report = !args.no_report;
+  return attach_command(attach);
+}
+
+}  // namespace
+
+void add_attach_command(CLI::App& app, SubcommandContext& context) {
+  auto args = std::make_shared<AttachArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("attach", "Record running processes for a while, then report; they carry on untouched");
+  cmd->add_option("pid", args->attach.pids, "Process ids to attach to");
+  cmd->add_option("--all", args->attach.pattern,
+                  "Attach to every CUDA process whose command line contains PATTERN (like pgrep -f)");
+  cmd->add_option("-d,--duration", args->duration, "How long to record: 30s, 500ms, 2m (default: until Ctrl-C)");
+  cmd->add_option("-o,--output", args->attach.output_dir, "Trace directory (default ./syncscope-attach-<timestamp>)");
+  cmd->add_flag("--force", args->attach.force, "Replace traces already in the output directory");
+  cmd->add_flag("--no-inject", args->no_inject,
+                "Only attach to processes started with `syncscope run --dormant`; never use ptrace");
+  cmd->add_option("--inject-timeout", args->inject_timeout_s, "Seconds the injected dlopen may take (default 10)")
+      ->check(CLI::Range(kMinInjectTimeoutS, kMaxInjectTimeoutS));
+  cmd->add_flag("--no-report", args->no_report, "Record only; print no report");
+  add_report_options(cmd, &args->attach.report_settings, &args->report);
+  cmd->callback([args, &context] { context.exit_status = attach_from_args(*args); });
 }
 
 }  // namespace syncscope

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tools/report_command.h"
+#include "tools/subcommand.h"
 
 namespace syncscope {
 
@@ -32,5 +33,8 @@ struct AttachOptions {
 // report could not be made; 2 when no process could be attached (each
 // refusal says why).
 int attach_command(const AttachOptions& options);
+
+// `attach` and its options (tools/subcommand.h).
+void add_attach_command(CLI::App& app, SubcommandContext& context);
 
 }  // namespace syncscope

@@ -4,9 +4,13 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
 
 #include "policy/category_list.h"
 #include "policy/findings_diff.h"
+#include "tools/policy_options.h"
 
 namespace syncscope {
 namespace {
@@ -105,6 +109,37 @@ int diff_command(const DiffOptions& options) {
     return options.error_exitcode;
   }
   return 0;
+}
+
+namespace {
+
+// `diff`'s options as typed; its callback adds the --fail-on categories.
+struct DiffArgs {
+  DiffOptions diff;
+  std::vector<std::string> fail_on;  // each a comma list
+};
+
+int diff_from_args(DiffArgs& args) {
+  if (absl::Status fail_on = add_fail_on_categories(args.fail_on, &args.diff.fail_on); !fail_on.ok()) {
+    spdlog::error("{}", std::string(fail_on.message()));
+    return kUsageExitCode;
+  }
+  return diff_command(args.diff);
+}
+
+}  // namespace
+
+void add_diff_command(CLI::App& app, SubcommandContext& context) {
+  auto args = std::make_shared<DiffArgs>();
+  CLI::App* cmd = app.add_subcommand("diff", "Compare two findings JSON files: new, fixed and changed findings");
+  cmd->add_option("base", args->diff.base, "Findings JSON of the base run (--format json=FILE)")->required();
+  cmd->add_option("new", args->diff.now, "Findings JSON of the new run")->required();
+  cmd->add_option("--format", args->diff.format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--include-warmup", args->diff.include_warmup, "Compare warm-up and teardown findings too");
+  cmd->add_option("--fail-on", args->fail_on, "Categories whose new findings fail (default: all)");
+  cmd->add_option("--error-exitcode", args->diff.error_exitcode, "Exit status when findings were added (default 3)")
+      ->check(CLI::Range(0, kMaxExitStatus));
+  cmd->callback([args, &context] { context.exit_status = diff_from_args(*args); });
 }
 
 }  // namespace syncscope

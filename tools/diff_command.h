@@ -8,6 +8,7 @@
 #include <string>
 
 #include "detectors/finding.h"
+#include "tools/subcommand.h"
 
 namespace syncscope {
 
@@ -20,5 +21,8 @@ struct DiffOptions {
 };
 
 int diff_command(const DiffOptions& options);
+
+// `diff` and its options (tools/subcommand.h).
+void add_diff_command(CLI::App& app, SubcommandContext& context);
 
 }  // namespace syncscope

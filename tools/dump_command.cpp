@@ -1,5 +1,6 @@
 #include "tools/dump_command.h"
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -21,6 +23,7 @@
 #include "report/source_paths.h"
 #include "report/symbolizer.h"
 #include "report/text_layout.h"
+#include "tools/subcommand.h"
 #include "report/units.h"
 #include "trace/api.h"
 #include "trace/format.h"
@@ -598,5 +601,22 @@ int dump_command(const DumpOptions& options, std::ostream& out) {
 }
 
 int dump_command(const DumpOptions& options) { return dump_command(options, std::cout); }
+
+void add_dump_command(CLI::App& app, SubcommandContext& context) {
+  auto dump = std::make_shared<DumpOptions>();
+  CLI::App* cmd = app.add_subcommand("dump", "Print what trace files hold: header, counts, threads; events, stacks, phases");
+  cmd->add_option("path", dump->path, "A trace file (*.sstrace) or a trace directory")->required();
+  CLI::Option* events =
+      cmd->add_option("--events", dump->max_events, "List the events in time order (at most N per trace)")->expected(0, 1);
+  cmd->add_flag("--stacks", dump->stacks, "Print the interned stacks, symbolised, and the loaded modules");
+  cmd->add_flag("--phases", dump->phases, "Print the segmentation: phases, steps, events per phase");
+  cmd->add_flag("--json", dump->json, "One JSON document instead of text");
+  cmd->add_option("--warmup", dump->steps.warmup_seconds, "As for report");
+  cmd->add_option("--warmup-steps", dump->steps.warmup_steps, "As for report")->check(CLI::Range(0, 1000000));
+  cmd->callback([dump, events, &context] {
+    dump->events = events->count() > 0;
+    context.exit_status = dump_command(*dump);
+  });
+}
 
 }  // namespace syncscope

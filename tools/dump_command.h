@@ -39,7 +39,13 @@
 
 #include "detectors/steps.h"
 
+namespace CLI {
+class App;
+}
+
 namespace syncscope {
+
+struct SubcommandContext;
 
 struct DumpOptions {
   std::string path;          // a trace file, or a directory of *.sstrace files
@@ -53,6 +59,8 @@ struct DumpOptions {
 
 // Prints to `out`; errors go to the log (standard error).
 int dump_command(const DumpOptions& options, std::ostream& out);
+// `syncscope dump`, its options and its callback (tools/subcommand.h).
+void add_dump_command(CLI::App& app, SubcommandContext& context);
 int dump_command(const DumpOptions& options);  // to standard output
 
 }  // namespace syncscope

@@ -6,38 +6,57 @@
 
 namespace syncscope {
 
-void add_policy_options(CLI::App* app, PolicyArgs* args) {
+namespace {
+
+constexpr const char* kPolicyGroup = "CI gating";
+
+}  // namespace
+
+void add_gate_options(CLI::App* app, PolicyArgs* args) {
   app->add_option("--fail-on", args->fail_on,
                   "Fail (exit status --error-exitcode) when findings of these categories occur: comma list or 'all'")
-      ->group("CI gating");
+      ->group(kPolicyGroup);
   app->add_option("--budget", args->budgets,
                   "Allowed findings per category: CATEGORY=N (in the run) or CATEGORY=N/step; repeatable")
-      ->group("CI gating");
+      ->group(kPolicyGroup);
   app->add_flag("--include-warmup", args->include_warmup,
                 "Count warm-up and teardown findings too (default: steady state only)")
-      ->group("CI gating");
+      ->group(kPolicyGroup);
   app->add_option("--error-exitcode", args->error_exitcode,
                   "Exit status when the gate fails (default 3); the command's own failure wins")
-      ->check(CLI::Range(0, 255))
-      ->group("CI gating");
+      ->check(CLI::Range(0, kMaxExitStatus))
+      ->group(kPolicyGroup);
+}
+
+void add_suppression_options(CLI::App* app, PolicyArgs* args) {
   app->add_option("--suppressions", args->suppressions,
                   "File of category:pattern rules; repeatable (default ./.syncscope-suppressions when present)")
-      ->group("CI gating");
+      ->group(kPolicyGroup);
   app->add_flag("--no-default-suppressions", args->no_default_suppressions,
                 "Do not read ./.syncscope-suppressions")
-      ->group("CI gating");
+      ->group(kPolicyGroup);
   app->add_option("--baseline", args->baseline,
                   "Findings JSON of an earlier run: only findings not in it count against the gate")
-      ->group("CI gating");
+      ->group(kPolicyGroup);
+}
+
+void add_policy_options(CLI::App* app, PolicyArgs* args) {
+  add_gate_options(app, args);
+  add_suppression_options(app, args);
+}
+
+absl::Status add_fail_on_categories(const std::vector<std::string>& lists, std::set<Category>* categories) {
+  for (const std::string& list : lists) {
+    auto parsed = parse_category_list(list);
+    if (!parsed.ok()) return absl::InvalidArgumentError("--fail-on: " + std::string(parsed.status().message()));
+    categories->insert(parsed->begin(), parsed->end());
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ReportPolicy> resolve_policy(const PolicyArgs& args, const std::string& cwd) {
   ReportPolicy policy;
-  for (const std::string& list : args.fail_on) {
-    auto categories = parse_category_list(list);
-    if (!categories.ok()) return absl::InvalidArgumentError("--fail-on: " + std::string(categories.status().message()));
-    policy.gate.fail_on.insert(categories->begin(), categories->end());
-  }
+  if (absl::Status fail_on = add_fail_on_categories(args.fail_on, &policy.gate.fail_on); !fail_on.ok()) return fail_on;
   for (const std::string& spec : args.budgets) {
     auto budgets = parse_budget(spec);
     if (!budgets.ok()) return absl::InvalidArgumentError("--budget: " + std::string(budgets.status().message()));

@@ -4,12 +4,15 @@
 // a suppressions file fails in a second, not after an hour of training.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "detectors/finding.h"
 #include "report/report_model.h"
 
 namespace syncscope {
@@ -26,7 +29,19 @@ struct PolicyArgs {
   std::string baseline;
 };
 
+// Exit statuses are 0..255: the bound of every --error-exitcode.
+inline constexpr int kMaxExitStatus = 255;
+
+// The gate: --fail-on, --budget, --include-warmup, --error-exitcode.
+void add_gate_options(CLI::App* app, PolicyArgs* args);
+// What the gate does not count: --suppressions, --no-default-suppressions, --baseline.
+void add_suppression_options(CLI::App* app, PolicyArgs* args);
+// Both groups, listed under "CI gating".
 void add_policy_options(CLI::App* app, PolicyArgs* args);
+
+// Adds the categories of each --fail-on list (a comma list or 'all') to
+// *categories; an unknown name is an error saying "--fail-on: " and why.
+absl::Status add_fail_on_categories(const std::vector<std::string>& lists, std::set<Category>* categories);
 // `cwd`: where the default suppressions file is looked for.
 absl::StatusOr<ReportPolicy> resolve_policy(const PolicyArgs& args, const std::string& cwd = ".");
 

@@ -3,8 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <fstream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
 
 #include "report/report_warnings.h"
+#include "tools/report_options.h"
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "trace/recording_status.h"
@@ -97,6 +101,31 @@ int report_exit_status(const ReportOutcome& outcome, const ReportSettings& setti
   if (outcome.gate_blind) return kIncompleteRecordingExitCode;
   if (outcome.gate_failed) return settings.analysis.policy.gate.exit_code;
   return outcome.error;
+}
+
+namespace {
+
+// `report`'s options as typed.
+struct ReportCommandArgs {
+  std::string dir;
+  ReportSettings settings;
+  ReportArgs report;
+};
+
+int report_from_args(ReportCommandArgs& args) {
+  if (!resolve_report_args(args.report, &args.settings)) return kUsageExitCode;
+  ReportOutcome outcome = report_directory(args.dir, args.settings);
+  return report_exit_status(outcome, args.settings);
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, SubcommandContext& context) {
+  auto args = std::make_shared<ReportCommandArgs>();
+  CLI::App* cmd = app.add_subcommand("report", "Print the report of a recorded trace directory");
+  cmd->add_option("dir", args->dir, "Trace directory")->required();
+  add_report_options(cmd, &args->settings, &args->report);
+  cmd->callback([args, &context] { context.exit_status = report_from_args(*args); });
 }
 
 }  // namespace syncscope

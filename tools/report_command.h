@@ -8,6 +8,7 @@
 #include "report/report_model.h"
 #include "report/text_report.h"
 #include "tools/output_formats.h"
+#include "tools/subcommand.h"
 
 namespace syncscope {
 
@@ -39,5 +40,8 @@ ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t with
 // report`): kIncompleteRecordingExitCode when the gate was blind, else the
 // gate's exit code when it failed, else the error, else 0.
 int report_exit_status(const ReportOutcome& outcome, const ReportSettings& settings);
+
+// `report` and its options (tools/subcommand.h).
+void add_report_command(CLI::App& app, SubcommandContext& context);
 
 }  // namespace syncscope

@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <memory>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "tools/child_environment.h"
@@ -18,6 +20,7 @@
 #include "tools/preload_locator.h"
 #include "tools/recorder_status.h"
 #include "tools/report_command.h"
+#include "tools/report_options.h"
 #include "tools/status_channel.h"
 #include "trace/environment.h"
 #include "trace/format.h"
@@ -210,6 +213,67 @@ int run_command(const RunOptions& options) {
   if (code != 0) return code;  // the command's own failure wins
   if (outcome.gate_blind || outcome.gate_failed) return report_exit_status(outcome, report);
   return outcome.error != 0 ? 1 : 0;
+}
+
+namespace {
+
+// Bounds of --flush-ms and --ring-events.
+constexpr int kMinFlushMs = 1, kMaxFlushMs = 60000;
+constexpr int kMinRingEvents = 64, kMaxRingEvents = 1 << 24;
+
+// `run`'s options as typed; its callback makes RunOptions of them.
+struct RunArgs {
+  RunOptions run;
+  ReportArgs report;
+  unsigned flush_ms = 0, ring_events = 0;  // 0: the recorder's default
+  bool no_report = false, no_stacks = false;
+};
+
+// `remaining`: the command when it follows the options without "--";
+// `after_dashes`: the command after "--". One or the other.
+int run_from_args(RunArgs& args, const std::vector<std::string>& remaining,
+                  const std::vector<std::string>& after_dashes) {
+  RunOptions& run = args.run;
+  if (!resolve_report_args(args.report, &run.report_settings)) return kUsageExitCode;
+  run.command = remaining;
+  if (!run.command.empty() && !after_dashes.empty()) {
+    spdlog::error("unexpected arguments before --: {}", run.command.front());
+    return kUsageExitCode;
+  }
+  if (run.command.empty()) run.command = after_dashes;
+  run.report = !args.no_report;
+  run.stacks = !args.no_stacks;
+  if (args.flush_ms) run.flush_ms = args.flush_ms;
+  if (args.ring_events) run.ring_events = args.ring_events;
+  return run_command(run);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, SubcommandContext& context) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a command with the recorder injected, then report");
+  cmd->add_option("-o,--output", args->run.output_dir, "Trace directory (default ./syncscope-<timestamp>)");
+  cmd->add_flag("--force", args->run.force, "Replace traces already in the output directory");
+  cmd->add_flag("--no-report", args->no_report, "Record only; print no report (files from --format F=FILE are written)");
+  cmd->add_flag("--no-stacks", args->no_stacks, "Do not capture native stacks");
+  cmd->add_flag("--gpu-timeline", args->run.gpu_timeline,
+                "Also record the GPU's activity with CUPTI (experimental: not yet proven on a GPU)");
+  cmd->add_flag("--dormant", args->run.dormant,
+                "Install the hooks but record nothing until `syncscope attach PID` (cost: one load per CUDA call)");
+  cmd->add_option("--flush-ms", args->flush_ms, "Collector flush interval in ms (default 50)")
+      ->check(CLI::Range(kMinFlushMs, kMaxFlushMs));
+  cmd->add_option("--ring-events", args->ring_events, "Events per thread ring (default 16384)")
+      ->check(CLI::Range(kMinRingEvents, kMaxRingEvents));
+  add_report_options(cmd, &args->run.report_settings, &args->report);
+  // Everything from the first positional argument (or after --) is the
+  // command, its own options included: `syncscope run -- python train.py --lr 0.1`.
+  cmd->prefix_command();
+  cmd->footer("COMMAND [ARGS...] follows the options, best after --");
+  context.take_program_after_dashes.insert(cmd->get_name());
+  cmd->callback([args, cmd, &context] {
+    context.exit_status = run_from_args(*args, cmd->remaining(), context.program_after_dashes);
+  });
 }
 
 }  // namespace syncscope

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tools/report_command.h"
+#include "tools/subcommand.h"
 
 namespace syncscope {
 
@@ -30,5 +31,8 @@ struct RunOptions {
 // then not run), else the gate's exit code (default 3) if its findings fail
 // the policy; 1 if the report could not be made or written.
 int run_command(const RunOptions& options);
+
+// `run` and its options (tools/subcommand.h).
+void add_run_command(CLI::App& app, SubcommandContext& context);
 
 }  // namespace syncscope

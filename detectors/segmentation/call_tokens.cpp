@@ -1,0 +1,22 @@
+#include "detectors/segmentation/call_tokens.h"
+
+namespace syncscope::segmentation {
+
+ThreadTokens tokens_of_thread(const std::vector<Event>& events, uint32_t tid, Tokenizer& tokenize) {
+  ThreadTokens seq;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].tid != tid || !is_pattern_call(events[i])) continue;
+    seq.tokens.push_back(tokenize(events[i]));
+    seq.event_index.push_back(i);
+  }
+  return seq;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  auto mid = values.begin() + static_cast<long>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
+}  // namespace syncscope::segmentation

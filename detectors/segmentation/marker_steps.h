@@ -1,0 +1,20 @@
+// Steps from optimizer-step markers, the most trusted source: under
+// `syncscope run` each torch.optim optimizer.step() leaves a marker event
+// (preload/python/sitecustomize.py), and a training step ends with it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "detectors/segmentation/phase_steps.h"
+#include "trace/event.h"
+
+namespace syncscope::segmentation {
+
+// The main phase ("train") from the markers of the most frequent marker
+// site; *main_tid becomes the thread that made them. False (nothing
+// changed) when there are too few markers for steady steps.
+bool steps_from_markers(const std::vector<Event>& events, const StepOptions& options, PhaseSteps* out,
+                        uint32_t* main_tid);
+
+}  // namespace syncscope::segmentation

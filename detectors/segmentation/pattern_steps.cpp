@@ -1,0 +1,160 @@
+#include "detectors/segmentation/pattern_steps.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace syncscope::segmentation {
+namespace {
+
+// A sub-phase's piece spans at least this many periods: a pass repeats
+// inside its own stretch, not only from one stretch to the next.
+constexpr size_t kMinSubPhasePiecePeriods = 2;
+// Inside a sub-phase's stretch, a run of this many calls that do not repeat
+// (a checkpoint between an eval pass and the next train step) ends a piece:
+// a tenth of a period, and never fewer than kMinGapCalls.
+constexpr size_t kGapPeriodInverse = 10;
+constexpr size_t kMinGapCalls = 3;
+// A pass runs kernels: at least 1/this of its first period's calls are
+// launches, of at least kMinPassKernels different kernels.
+constexpr size_t kPassLaunchShareInverse = 2;
+constexpr size_t kMinPassKernels = 2;
+// A step is like the piece's first when at least 1/this of its calls are
+// the same call at the same place.
+constexpr size_t kLikeFirstShareInverse = 2;
+
+// Cuts the runs of one period search into pieces of like steps and adds
+// their steps. Its steps, in the order the search runs them:
+// cut_run -> (sub-phases: repeating_stretches) -> add_piece -> emit.
+class StepCutter {
+ public:
+  StepCutter(const std::vector<Event>& events, const ThreadTokens& seq, size_t period,
+             const std::vector<uint32_t>* region_of, size_t skip_steps, PhaseSteps* out)
+      : events_(events),
+        seq_(seq),
+        p_(period),
+        n_(seq.tokens.size()),
+        region_of_(region_of),
+        skip_steps_(skip_steps),
+        min_piece_(region_of != nullptr ? kMinSubPhasePiecePeriods * period : period),
+        max_gap_(region_of != nullptr ? std::max<size_t>(kMinGapCalls, period / kGapPeriodInverse) : n_),
+        out_(out) {}
+
+  // A run of the period, cut where the region changes (sub-phases only).
+  void cut_run(const RepeatRun& run) {
+    size_t piece_begin = run.begin;
+    for (size_t pos = run.begin; pos <= run.end; ++pos) {
+      if (pos < run.end && (pos == piece_begin || same_region(pos, pos - 1))) continue;
+      size_t b = piece_begin, e = pos;
+      piece_begin = pos;
+      if (region_of_ == nullptr) {
+        add_piece(b, e);
+      } else {
+        repeating_stretches(b, e);
+      }
+    }
+  }
+
+ private:
+  const Event& event_at(size_t k) const { return events_[seq_.event_index[k]]; }
+
+  bool same_region(size_t a, size_t b) const { return region_of_ == nullptr || (*region_of_)[a] == (*region_of_)[b]; }
+
+  // The call at k equals the one a period before or after it, in its region.
+  bool repeats(size_t k) const {
+    return (k + p_ < n_ && same_region(k, k + p_) && seq_.tokens[k] == seq_.tokens[k + p_]) ||
+           (k >= p_ && same_region(k, k - p_) && seq_.tokens[k] == seq_.tokens[k - p_]);
+  }
+
+  // Repeating stretches of [b, e), split at gaps of max_gap_ calls.
+  void repeating_stretches(size_t b, size_t e) {
+    size_t start = e, last_good = 0, bad = 0;
+    for (size_t k = b; k < e; ++k) {
+      if (repeats(k)) {
+        if (start == e) start = k;
+        last_good = k;
+        bad = 0;
+      } else if (start != e && ++bad >= max_gap_) {
+        add_piece(start, last_good + 1);
+        start = e;
+        bad = 0;
+      }
+    }
+    if (start != e) add_piece(start, last_good + 1);
+  }
+
+  // Every step must look like the piece's first: a uniform loop (the same
+  // copy and sync again and again) repeats at any period and would otherwise
+  // join the pass it follows; an eval pass of identical layers half-matches
+  // a training step's period.
+  bool like_first(size_t piece, size_t k, size_t length) const {
+    size_t same = 0;
+    for (size_t j = 0; j < length; ++j) same += seq_.tokens[k + j] == seq_.tokens[piece + j];
+    return kLikeFirstShareInverse * same >= length;
+  }
+
+  // [b, e) cut into pieces of steps like their first.
+  void add_piece(size_t b, size_t e) {
+    size_t piece = b, k = b + p_;
+    for (; k + p_ <= e; k += p_) {
+      if (like_first(piece, k, p_)) continue;
+      emit(piece, k);
+      piece = k;
+    }
+    // The calls after the last whole step (the start of a checkpoint after
+    // an eval pass) stay with the piece only if they begin like its steps.
+    if (k < e && k > piece && !like_first(piece, k, e - k)) e = k;
+    emit(piece, e);
+  }
+
+  // A pass runs kernels: a loop of copies (torch.save's tensor by tensor
+  // read-back) belongs to the step it happens in.
+  bool runs_kernels(size_t b) const {
+    std::unordered_map<uint32_t, int> kernels;
+    size_t launches = 0;
+    for (size_t k = b; k < b + p_; ++k) {
+      if (api_family(event_at(k).api) != ApiFamily::kLaunch) continue;
+      ++launches;
+      ++kernels[seq_.tokens[k]];
+    }
+    return kPassLaunchShareInverse * launches >= p_ && kernels.size() >= kMinPassKernels;
+  }
+
+  // The steps of the piece [b, e), one per whole period, and its stretch.
+  void emit(size_t b, size_t e) {
+    if (e <= b || e - b < min_piece_) return;
+    if (region_of_ != nullptr && !runs_kernels(b)) return;
+    for (size_t k = b; k + p_ <= e; k += p_) {
+      uint64_t start = event_at(k).start_ns;
+      uint64_t end = k + p_ < e ? event_at(k + p_).start_ns : event_at(k + p_ - 1).end_ns + 1;
+      if (skipped_ < skip_steps_) {
+        ++skipped_;
+        continue;
+      }
+      out_->steps.add(start, end);
+    }
+    out_->spans.emplace_back(event_at(b).start_ns, event_at(e - 1).end_ns + 1);
+  }
+
+  const std::vector<Event>& events_;
+  const ThreadTokens& seq_;
+  const size_t p_;
+  const size_t n_;
+  const std::vector<uint32_t>* region_of_;
+  const size_t skip_steps_;
+  const size_t min_piece_;
+  const size_t max_gap_;
+  PhaseSteps* out_;
+  size_t skipped_ = 0;
+};
+
+}  // namespace
+
+void steps_from_runs(const std::vector<Event>& events, const ThreadTokens& seq, const PeriodSearch& found,
+                     const std::vector<uint32_t>* region_of, size_t skip_steps, PhaseSteps* out) {
+  StepCutter cutter(events, seq, found.period, region_of, skip_steps, out);
+  for (const RepeatRun& run : found.runs) cutter.cut_run(run);
+  out->info.source = StepSource::kPattern;
+  out->info.calls_per_step = static_cast<uint32_t>(found.period);
+}
+
+}  // namespace syncscope::segmentation

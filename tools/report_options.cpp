@@ -1,0 +1,55 @@
+#include "tools/report_options.h"
+
+#include <spdlog/spdlog.h>
+
+#include "tools/output_formats.h"
+
+namespace syncscope {
+
+// Bounds of --warmup-steps: a million steps of warm-up is already a typo.
+constexpr int kMaxWarmupSteps = 1000000;
+
+void add_display_options(CLI::App* app, TextReportOptions* display) {
+  app->add_flag("--details", display->details,
+                "Also print per process the table of CUDA APIs and the call sites that cost the most host time");
+  app->add_option("--top", display->top_stacks, "Call sites listed per process with --details (default 5)");
+  app->add_flag("--full-frames", display->full_frames,
+                "Print every frame of a finding as symbolised: no elided templates, no folded dispatcher frames");
+}
+
+void add_format_option(CLI::App* app, std::vector<std::string>* formats) {
+  app->add_option("--format", *formats,
+                  "Report format F or F=FILE, F one of text (default), json, sarif, junit, github; repeatable");
+}
+
+void add_step_options(CLI::App* app, StepOptions* steps) {
+  app->add_option("--warmup", steps->warmup_seconds,
+                  "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
+  app->add_option("--warmup-steps", steps->warmup_steps,
+                  "Steps counted as warm-up once steps are found (default 2 for optimizer steps, 1 for a repeating pattern)")
+      ->check(CLI::Range(0, kMaxWarmupSteps));
+}
+
+void add_report_options(CLI::App* app, ReportSettings* settings, ReportArgs* args) {
+  add_display_options(app, &settings->display);
+  add_format_option(app, &args->formats);
+  add_step_options(app, &settings->analysis.steps);
+  add_policy_options(app, &args->policy);
+}
+
+bool resolve_report_args(const ReportArgs& args, ReportSettings* settings) {
+  std::string error;
+  if (!parse_output_formats(args.formats, &settings->formats, &error)) {
+    spdlog::error("--format: {}", error);
+    return false;
+  }
+  auto policy = resolve_policy(args.policy);
+  if (!policy.ok()) {
+    spdlog::error("{}", std::string(policy.status().message()));
+    return false;
+  }
+  settings->analysis.policy = std::move(*policy);
+  return true;
+}
+
+}  // namespace syncscope
