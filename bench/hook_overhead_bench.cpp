@@ -114,8 +114,8 @@ void BM_StreamSyncHooked(benchmark::State& state) {
 void BM_PageableCopyHooked(benchmark::State& state) {
   static char host[64];
   for (auto _ : state) {
-    benchmark::DoNotOptimize(functions().copy_hooked(reinterpret_cast<void*>(0x10), host, sizeof(host),
-                                                     cudaMemcpyHostToDevice, nullptr));
+    benchmark::DoNotOptimize(
+        functions().copy_hooked(reinterpret_cast<void*>(0x10), host, sizeof(host), cudaMemcpyHostToDevice, nullptr));
   }
 }
 

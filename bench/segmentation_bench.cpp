@@ -68,9 +68,8 @@ void run(benchmark::State& state, const std::vector<Event>& events) {
     benchmark::DoNotOptimize(seg.main.steps);
   }
   state.counters["events"] = static_cast<double>(events.size());
-  state.counters["ns/event"] =
-      benchmark::Counter(static_cast<double>(events.size()), benchmark::Counter::kIsIterationInvariantRate |
-                                                                 benchmark::Counter::kInvert);
+  state.counters["ns/event"] = benchmark::Counter(
+      static_cast<double>(events.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void BM_TrainingLoop(benchmark::State& state) { run(state, training_loop(state.range(0), 0)); }
@@ -78,7 +77,12 @@ void BM_TrainingLoopTwoThreads(benchmark::State& state) { run(state, training_lo
 void BM_NeverRepeating(benchmark::State& state) { run(state, never_repeating(state.range(0))); }
 
 BENCHMARK(BM_TrainingLoop)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
-BENCHMARK(BM_TrainingLoopTwoThreads)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
+BENCHMARK(BM_TrainingLoopTwoThreads)
+    ->Arg(1000000)
+    ->Arg(10000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(3);
 BENCHMARK(BM_NeverRepeating)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
 
 }  // namespace

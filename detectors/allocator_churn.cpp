@@ -27,7 +27,7 @@ std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, co
     int growing_run = 0;
     std::vector<uint64_t> recent_free_times;
   };
-  std::unordered_map<uint64_t, History> by_site;  // (tid, stack) for sizes
+  std::unordered_map<uint64_t, History> by_site;    // (tid, stack) for sizes
   std::unordered_map<uint32_t, History> by_thread;  // free bursts
   for (const Event& e : events) {
     ApiFamily family = api_family(e.api);
@@ -54,19 +54,23 @@ std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, co
   return sites.finish([](Cause cause) {
     switch (cause) {
       case Cause::kFreeBurst:
-        return std::string("bursts of frees: torch.cuda.empty_cache() (or gc of a large model) in the loop returns "
-                           "memory the next step allocates again; remove it");
+        return std::string(
+            "bursts of frees: torch.cuda.empty_cache() (or gc of a large model) in the loop returns "
+            "memory the next step allocates again; remove it");
       case Cause::kGrowing:
-        return std::string("allocation sizes keep growing (variable shapes): pad or bucket shapes, or set "
-                           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+        return std::string(
+            "allocation sizes keep growing (variable shapes): pad or bucket shapes, or set "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
       case Cause::kVmm:
-        return std::string("expandable segments map and unmap device memory in steady state (cuMemMap/cuMemUnmap, "
-                           "cuMemCreate/cuMemRelease): remove torch.cuda.empty_cache() from the loop and keep peak "
-                           "memory below the limit so segments stay mapped");
+        return std::string(
+            "expandable segments map and unmap device memory in steady state (cuMemMap/cuMemUnmap, "
+            "cuMemCreate/cuMemRelease): remove torch.cuda.empty_cache() from the loop and keep peak "
+            "memory below the limit so segments stay mapped");
       default:
-        return std::string("device allocations in steady state: reuse buffers (allocate once outside the loop); "
-                           "under PyTorch this means the caching allocator is at its limit — lower peak memory or "
-                           "use expandable_segments");
+        return std::string(
+            "device allocations in steady state: reuse buffers (allocate once outside the loop); "
+            "under PyTorch this means the caching allocator is at its limit — lower peak memory or "
+            "use expandable_segments");
     }
   });
 }

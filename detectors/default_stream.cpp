@@ -17,13 +17,13 @@ std::vector<Finding> detect_default_stream(const std::vector<Event>& events, con
   auto steady = [&](const Event& e) { return segmentation.places[segmentation.index_of(e)].phase == Phase::kSteady; };
   for (const Event& e : events) {
     ApiFamily f = api_family(e.api);
-    if (f == ApiFamily::kStreamCreate && !(e.flags & kFlagError) && (e.bytes & 1u) == 0) blocking_streams.insert(e.stream);
+    if (f == ApiFamily::kStreamCreate && !(e.flags & kFlagError) && (e.bytes & 1u) == 0)
+      blocking_streams.insert(e.stream);
     if (!steady(e) || (e.flags & kFlagCapturing)) continue;
     if (f == ApiFamily::kLaunch) compute_streams.insert(e.stream);
   }
   for (const Event& e : events) {
-    if (steady(e) && blocking_streams.count(e.stream) &&
-        api_family(e.api) != ApiFamily::kStreamDestroy) {
+    if (steady(e) && blocking_streams.count(e.stream) && api_family(e.api) != ApiFamily::kStreamDestroy) {
       busy_blocking.insert(e.stream);
     }
   }
@@ -33,10 +33,12 @@ std::vector<Finding> detect_default_stream(const std::vector<Event>& events, con
     ApiFamily f = api_family(e.api);
     std::string api(api_name(e.api));
     const bool legacy = (e.stream == 0 && !(e.flags & kFlagPerThreadStream)) || e.stream == kStreamLegacy;
-    if (f == ApiFamily::kCopy && (e.flags & kFlagAsync) && e.direction == static_cast<uint8_t>(Direction::kHostToDevice) &&
+    if (f == ApiFamily::kCopy && (e.flags & kFlagAsync) &&
+        e.direction == static_cast<uint8_t>(Direction::kHostToDevice) &&
         e.host_mem != static_cast<uint8_t>(HostMem::kPageable) && compute_streams.count(e.stream)) {
       sites.add(e, api, api + "(H2D) on the compute stream", Cause::kCopyOnComputeStream, 0, e.bytes);
-    } else if (legacy && legacy_serialises && (f == ApiFamily::kLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset)) {
+    } else if (legacy && legacy_serialises &&
+               (f == ApiFamily::kLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset)) {
       sites.add(e, api, api + " on the legacy default stream", Cause::kLegacyStream, 0, e.bytes);
     }
   }
@@ -51,7 +53,8 @@ std::vector<Finding> detect_default_stream(const std::vector<Event>& events, con
   // No host time is lost directly, and the GPU time lost is not measured:
   // rank by how often it happens per step, a copy per step as a host wait
   // of 0.2% of the step, so that measured waits of any size come first.
-  for (Finding& f : findings) f.severity = 0.002 * (f.per_step > 0 ? f.per_step : 1) * (f.phase == Phase::kSteady ? 1 : 0.1);
+  for (Finding& f : findings)
+    f.severity = 0.002 * (f.per_step > 0 ? f.per_step : 1) * (f.phase == Phase::kSteady ? 1 : 0.1);
   // With a GPU timeline the cost is measured: the GPU time of the site's
   // copies that no kernel on another stream ran alongside (serialised), as
   // a share of the step (of the steady run without steps).

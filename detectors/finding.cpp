@@ -4,19 +4,26 @@ namespace syncscope {
 
 const char* category_name(Category c) {
   switch (c) {
-    case Category::kHiddenSync: return "hidden-sync";
-    case Category::kPageableCopy: return "pageable-copy";
-    case Category::kAllocatorChurn: return "allocator-churn";
-    case Category::kDefaultStream: return "default-stream";
+    case Category::kHiddenSync:
+      return "hidden-sync";
+    case Category::kPageableCopy:
+      return "pageable-copy";
+    case Category::kAllocatorChurn:
+      return "allocator-churn";
+    case Category::kDefaultStream:
+      return "default-stream";
   }
   return "unknown";
 }
 
 const char* phase_name(Phase p) {
   switch (p) {
-    case Phase::kWarmup: return "warmup";
-    case Phase::kSteady: return "steady";
-    case Phase::kTeardown: return "teardown";
+    case Phase::kWarmup:
+      return "warmup";
+    case Phase::kSteady:
+      return "steady";
+    case Phase::kTeardown:
+      return "teardown";
   }
   return "unknown";
 }

@@ -20,22 +20,22 @@ const char* phase_name(Phase p);        // "warmup", "steady", "teardown"
 struct Finding {
   Category category = Category::kHiddenSync;
   Phase phase = Phase::kSteady;
-  std::string api;            // the API that cost the time, e.g. "cudaStreamSynchronize"
-  std::string api_sequence;   // e.g. "cudaMemcpyAsync(D2H)+cudaStreamSynchronize"
+  std::string api;           // the API that cost the time, e.g. "cudaStreamSynchronize"
+  std::string api_sequence;  // e.g. "cudaMemcpyAsync(D2H)+cudaStreamSynchronize"
   // Why, within the category (detectors/cause.h). Detectors always set it;
   // the default goes with the default category.
   Cause cause = Cause::kExplicit;
-  uint32_t stack_id = 0;      // the call site (0: unknown)
+  uint32_t stack_id = 0;  // the call site (0: unknown)
   uint32_t tid = 0;
   uint64_t count = 0;
-  double per_step = 0;        // count per training step (0 when steps are unknown)
+  double per_step = 0;  // count per training step (0 when steps are unknown)
   uint64_t host_blocked_ns = 0;
   double blocked_ns_per_step = 0;
-  double step_share = 0;      // blocked time per step / step time (0..1), 0 when unknown
+  double step_share = 0;  // blocked time per step / step time (0..1), 0 when unknown
   uint64_t bytes = 0;
-  std::string detail;         // one line of extra evidence
-  std::string hint;           // what to do about it
-  double severity = 0;        // ranking key: host time lost per step relative to step time
+  std::string detail;   // one line of extra evidence
+  std::string hint;     // what to do about it
+  double severity = 0;  // ranking key: host time lost per step relative to step time
 
   // Where in the program's structure it happens (detectors/phases.h).
   int phase_index = -1;        // into Analysis::phases (the recurring phase it belongs to); -1: none
@@ -48,12 +48,12 @@ struct Finding {
   uint32_t waiter_tid = 0;
 
   // From the GPU timeline (docs/gpu-timeline.md), when the trace has one.
-  bool gpu_measured = false;       // the trace had GPU work: the figures below are measured
-  uint64_t gpu_idle_ns = 0;        // GPU idle time charged to this site's calls (steady steps)
-  double gpu_idle_ns_per_step = 0; // per step of its phase (0 when steps are unknown)
-  double gpu_idle_share = 0;       // gpu_idle_ns_per_step / step time
-  uint64_t gpu_copy_ns = 0;        // GPU time of the site's copies
-  uint64_t gpu_copy_overlap_ns = 0;  // of which kernels on other streams ran alongside
+  bool gpu_measured = false;              // the trace had GPU work: the figures below are measured
+  uint64_t gpu_idle_ns = 0;               // GPU idle time charged to this site's calls (steady steps)
+  double gpu_idle_ns_per_step = 0;        // per step of its phase (0 when steps are unknown)
+  double gpu_idle_share = 0;              // gpu_idle_ns_per_step / step time
+  uint64_t gpu_copy_ns = 0;               // GPU time of the site's copies
+  uint64_t gpu_copy_overlap_ns = 0;       // of which kernels on other streams ran alongside
   double gpu_serialized_ns_per_step = 0;  // default-stream: copy time not overlapped, per step
 };
 

@@ -15,12 +15,18 @@ namespace syncscope {
 
 const char* gpu_idle_cause_name(GpuIdleCause cause) {
   switch (cause) {
-    case GpuIdleCause::kSync: return "sync";
-    case GpuIdleCause::kPageableCopy: return "pageable-copy";
-    case GpuIdleCause::kFree: return "free";
-    case GpuIdleCause::kLaunching: return "launching";
-    case GpuIdleCause::kOtherCall: return "other-call";
-    case GpuIdleCause::kNoCall: return "no-call";
+    case GpuIdleCause::kSync:
+      return "sync";
+    case GpuIdleCause::kPageableCopy:
+      return "pageable-copy";
+    case GpuIdleCause::kFree:
+      return "free";
+    case GpuIdleCause::kLaunching:
+      return "launching";
+    case GpuIdleCause::kOtherCall:
+      return "other-call";
+    case GpuIdleCause::kNoCall:
+      return "no-call";
   }
   return "unknown";
 }
@@ -39,18 +45,25 @@ GpuIdleCause call_cause(const Event& e) {
     case ApiFamily::kCopy:
       if (e.host_mem == static_cast<uint8_t>(HostMem::kPageable)) return GpuIdleCause::kPageableCopy;
       return async ? GpuIdleCause::kLaunching : GpuIdleCause::kSync;
-    case ApiFamily::kMemset: return async ? GpuIdleCause::kLaunching : GpuIdleCause::kSync;
+    case ApiFamily::kMemset:
+      return async ? GpuIdleCause::kLaunching : GpuIdleCause::kSync;
     case ApiFamily::kSync:
-    case ApiFamily::kQuery: return GpuIdleCause::kSync;
-    case ApiFamily::kFree: return async ? GpuIdleCause::kLaunching : GpuIdleCause::kFree;
-    case ApiFamily::kHostFree: return GpuIdleCause::kFree;
+    case ApiFamily::kQuery:
+      return GpuIdleCause::kSync;
+    case ApiFamily::kFree:
+      return async ? GpuIdleCause::kLaunching : GpuIdleCause::kFree;
+    case ApiFamily::kHostFree:
+      return GpuIdleCause::kFree;
     case ApiFamily::kLaunch:
     case ApiFamily::kGraphLaunch:
     case ApiFamily::kEventRecord:
     case ApiFamily::kStreamWait:
-    case ApiFamily::kHostFunc: return GpuIdleCause::kLaunching;
-    case ApiFamily::kAlloc: return async ? GpuIdleCause::kLaunching : GpuIdleCause::kOtherCall;
-    default: return GpuIdleCause::kOtherCall;
+    case ApiFamily::kHostFunc:
+      return GpuIdleCause::kLaunching;
+    case ApiFamily::kAlloc:
+      return async ? GpuIdleCause::kLaunching : GpuIdleCause::kOtherCall;
+    default:
+      return GpuIdleCause::kOtherCall;
   }
 }
 
@@ -61,12 +74,18 @@ bool blocking(GpuIdleCause c) {
 // Lower is stronger when several threads' calls cover the same idle piece.
 int strength(GpuIdleCause c) {
   switch (c) {
-    case GpuIdleCause::kSync: return 0;
-    case GpuIdleCause::kPageableCopy: return 1;
-    case GpuIdleCause::kFree: return 2;
-    case GpuIdleCause::kOtherCall: return 3;
-    case GpuIdleCause::kLaunching: return 4;
-    case GpuIdleCause::kNoCall: return 5;
+    case GpuIdleCause::kSync:
+      return 0;
+    case GpuIdleCause::kPageableCopy:
+      return 1;
+    case GpuIdleCause::kFree:
+      return 2;
+    case GpuIdleCause::kOtherCall:
+      return 3;
+    case GpuIdleCause::kLaunching:
+      return 4;
+    case GpuIdleCause::kNoCall:
+      return 5;
   }
   return 5;
 }
@@ -79,7 +98,7 @@ bool issues_work(const Event& e) {
 // The calls of the issuing threads, by start.
 struct HostCalls {
   std::vector<uint64_t> start, end;
-  std::vector<size_t> index;             // into events
+  std::vector<size_t> index;  // into events
   std::vector<GpuIdleCause> cause;
   std::vector<uint64_t> max_end_before;  // [k]: latest end among the first k calls (0: none)
   std::vector<size_t> max_end_call;      // [k]: the call (index into these) that ends then
@@ -118,7 +137,8 @@ struct Piece {
 };
 
 // Attributes one idle gap [g0, g1) to the host's calls; appends its pieces.
-void attribute_gap(const HostCalls& calls, uint64_t g0, uint64_t g1, const StepWindow& w, std::vector<GpuIdleGap>& out) {
+void attribute_gap(const HostCalls& calls, uint64_t g0, uint64_t g1, const StepWindow& w,
+                   std::vector<GpuIdleGap>& out) {
   const auto first_from = [&](uint64_t t) {
     return static_cast<size_t>(std::lower_bound(calls.start.begin(), calls.start.end(), t) - calls.start.begin());
   };
@@ -163,7 +183,8 @@ void attribute_gap(const HostCalls& calls, uint64_t g0, uint64_t g1, const StepW
       // Charged to the launching call beside it, never to a sync or a free
       // that happens to follow.
       const auto launching_call = [&]() -> int64_t {
-        if (prev_end != 0 && calls.cause[prev] == GpuIdleCause::kLaunching) return static_cast<int64_t>(calls.index[prev]);
+        if (prev_end != 0 && calls.cause[prev] == GpuIdleCause::kLaunching)
+          return static_cast<int64_t>(calls.index[prev]);
         if (next < calls.start.size() && calls.cause[next] == GpuIdleCause::kLaunching) {
           return static_cast<int64_t>(calls.index[next]);
         }
@@ -215,7 +236,8 @@ GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmen
   for (const GpuActivity& a : activity) {
     if (!is_work(a.kind) || a.end_ns <= a.start_ns) continue;
     work.emplace_back(a.start_ns, a.end_ns);
-    if (a.kind == static_cast<uint8_t>(GpuKind::kKernel)) kernels_by_stream[stream_key(a)].emplace_back(a.start_ns, a.end_ns);
+    if (a.kind == static_cast<uint8_t>(GpuKind::kKernel))
+      kernels_by_stream[stream_key(a)].emplace_back(a.start_ns, a.end_ns);
   }
   const std::vector<Interval> busy = merged(std::move(work));
 
@@ -250,8 +272,9 @@ GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmen
   }
   for (auto& [index, phase] : phases) {
     const uint64_t launching = phase.idle_by_cause[static_cast<size_t>(GpuIdleCause::kLaunching)];
-    phase.launch_bound = launching * 2 > phase.idle_ns &&
-                         static_cast<double>(phase.idle_ns) >= kLaunchBoundMinIdleShare * static_cast<double>(phase.span_ns);
+    phase.launch_bound =
+        launching * 2 > phase.idle_ns &&
+        static_cast<double>(phase.idle_ns) >= kLaunchBoundMinIdleShare * static_cast<double>(phase.span_ns);
     out.phases.push_back(phase);
   }
 

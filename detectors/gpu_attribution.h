@@ -20,12 +20,14 @@ enum class GpuIdleCause : uint8_t {
   kSync,          // blocked in a synchronisation (stream/device/event sync, synchronous copy or memset, query)
   kPageableCopy,  // inside a copy from or to pageable host memory
   kFree,          // inside a device-wide free (cudaFree, cudaFreeHost)
-  kLaunching,     // issuing work back to back (launches, async copies, event records, and the short host gaps between them)
+  kLaunching,     // issuing work back to back (launches, async copies, event records, and the short host gaps between
+                  // them)
   kOtherCall,     // inside another CUDA call (allocation, stream creation, ...)
   kNoCall,        // in no CUDA call for longer than a launch gap: Python, data loading, logging
 };
 inline constexpr size_t kGpuIdleCauses = 6;
-const char* gpu_idle_cause_name(GpuIdleCause cause);  // "sync", "pageable-copy", "free", "launching", "other-call", "no-call"
+const char* gpu_idle_cause_name(
+    GpuIdleCause cause);  // "sync", "pageable-copy", "free", "launching", "other-call", "no-call"
 
 // An uncovered host stretch between two issuing calls shorter than this is
 // the host's own cost of issuing work (argument packing, Python dispatch):

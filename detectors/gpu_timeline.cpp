@@ -44,10 +44,17 @@ std::vector<GpuStepTime> gpu_time_per_step(const std::vector<GpuActivity>& activ
     if (a.end_ns <= a.start_ns) continue;
     Interval span{a.start_ns, a.end_ns};
     switch (static_cast<GpuKind>(a.kind)) {
-      case GpuKind::kKernel: kernels.push_back(span); break;
-      case GpuKind::kMemcpy: copies.push_back(span); break;
-      case GpuKind::kMemset: memsets.push_back(span); break;
-      default: continue;
+      case GpuKind::kKernel:
+        kernels.push_back(span);
+        break;
+      case GpuKind::kMemcpy:
+        copies.push_back(span);
+        break;
+      case GpuKind::kMemset:
+        memsets.push_back(span);
+        break;
+      default:
+        continue;
     }
     all.push_back(span);
   }

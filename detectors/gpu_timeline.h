@@ -27,11 +27,11 @@ std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Seg
 
 struct GpuStepTime {
   StepWindow window;
-  uint64_t busy_ns = 0;    // union of every kernel, copy and memset inside the window
-  uint64_t idle_ns = 0;    // window length - busy_ns
-  uint64_t kernel_ns = 0;  // union of kernels only
-  uint64_t copy_ns = 0;    // union of copies only
-  uint64_t memset_ns = 0;  // union of memsets only
+  uint64_t busy_ns = 0;                           // union of every kernel, copy and memset inside the window
+  uint64_t idle_ns = 0;                           // window length - busy_ns
+  uint64_t kernel_ns = 0;                         // union of kernels only
+  uint64_t copy_ns = 0;                           // union of copies only
+  uint64_t memset_ns = 0;                         // union of memsets only
   uint32_t kernels = 0, copies = 0, memsets = 0;  // records starting in the window
   double busy_fraction() const {
     uint64_t span = window.end_ns - window.start_ns;

@@ -24,8 +24,10 @@ std::string hint(Cause cause) {
     case Cause::kSyncCopy:
       return "a synchronous cudaMemcpy waits for all queued work: use cudaMemcpyAsync on a stream with pinned "
              "memory";
-    case Cause::kSyncMemset: return "cudaMemset is synchronous: use cudaMemsetAsync on the work's stream";
-    default: return "";
+    case Cause::kSyncMemset:
+      return "cudaMemset is synchronous: use cudaMemsetAsync on the work's stream";
+    default:
+      return "";
   }
 }
 
@@ -55,8 +57,8 @@ std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const
                        (before->stream == e.stream || e.api == static_cast<uint16_t>(ApiId::cudaDeviceSynchronize) ||
                         e.api == static_cast<uint16_t>(ApiId::cuCtxSynchronize));
       if (read_back) {
-        sites.add(e, api, with_direction(*before) + "+" + api, Cause::kReadBack, ns + (before->end_ns - before->start_ns),
-                  before->bytes);
+        sites.add(e, api, with_direction(*before) + "+" + api, Cause::kReadBack,
+                  ns + (before->end_ns - before->start_ns), before->bytes);
       } else {
         sites.add(e, api, api, Cause::kExplicit, ns, 0);
       }

@@ -50,7 +50,9 @@ std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, uin
   for (uint32_t d = 1; d <= max_period; ++d) {
     if (histogram[d] >= kMinDistanceCount) distances.push_back(d);
   }
-  auto more_common = [&](uint32_t a, uint32_t b) { return histogram[a] != histogram[b] ? histogram[a] > histogram[b] : a < b; };
+  auto more_common = [&](uint32_t a, uint32_t b) {
+    return histogram[a] != histogram[b] ? histogram[a] > histogram[b] : a < b;
+  };
   if (distances.size() > keep) {
     std::nth_element(distances.begin(), distances.begin() + static_cast<long>(keep), distances.end(), more_common);
     distances.resize(keep);
@@ -72,8 +74,10 @@ std::vector<RepeatRun> runs_of(const std::vector<uint32_t>& tokens, size_t p, co
   std::vector<RepeatRun> runs;
   for (size_t i = 0; i + p <= n; ++i) {
     if (static_cast<double>(good_before[i + p] - good_before[i]) < needed) continue;
-    if (!runs.empty() && i <= runs.back().end) runs.back().end = std::max(runs.back().end, i + p);
-    else runs.push_back(RepeatRun{i, i + p});
+    if (!runs.empty() && i <= runs.back().end)
+      runs.back().end = std::max(runs.back().end, i + p);
+    else
+      runs.push_back(RepeatRun{i, i + p});
   }
   // A window needs only most of its calls to repeat: trim the calls at
   // either end that do not (a checkpoint right after an eval pass).

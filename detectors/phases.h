@@ -18,16 +18,16 @@ enum class StepSource {
 const char* step_source_name(StepSource s);  // "optimizer-step", "backward", "pattern", "time"
 
 struct PhaseInfo {
-  std::string name;                  // "train", "eval", "eval-2", ...
+  std::string name;  // "train", "eval", "eval-2", ...
   StepSource source = StepSource::kPattern;
-  uint64_t steps = 0;                // steady steps of this phase
-  uint32_t calls_per_step = 0;       // pattern calls per step (median for marker steps)
-  double step_ns = 0;                // median step time
-  uint64_t start_ns = 0;             // first steady step's start
-  uint64_t end_ns = 0;               // last steady step's end (exclusive)
-  uint64_t interrupted_steps = 0;    // train steps much longer than the median (eval, checkpoint, logging inside)
-  uint32_t marker_stack_id = 0;      // the optimizer.step() call site (kOptimizerStep), else 0
-  double mean_step_ns = 0;           // mean step time: shares of step time are of this (0: use step_ns)
+  uint64_t steps = 0;              // steady steps of this phase
+  uint32_t calls_per_step = 0;     // pattern calls per step (median for marker steps)
+  double step_ns = 0;              // median step time
+  uint64_t start_ns = 0;           // first steady step's start
+  uint64_t end_ns = 0;             // last steady step's end (exclusive)
+  uint64_t interrupted_steps = 0;  // train steps much longer than the median (eval, checkpoint, logging inside)
+  uint32_t marker_stack_id = 0;    // the optimizer.step() call site (kOptimizerStep), else 0
+  double mean_step_ns = 0;         // mean step time: shares of step time are of this (0: use step_ns)
 };
 
 }  // namespace syncscope

@@ -162,10 +162,13 @@ Segmentation segmentation_from_steps(const std::vector<Event>& events, const Ste
   for (size_t i = 0; i < events.size(); ++i) {
     const uint64_t t = events[i].start_ns;
     EventPlace& place = seg.places[i];
-    place.phase = t < steps.steady_start_ns ? Phase::kWarmup : t < steps.steady_end_ns ? Phase::kSteady : Phase::kTeardown;
+    place.phase = t < steps.steady_start_ns ? Phase::kWarmup
+                  : t < steps.steady_end_ns ? Phase::kSteady
+                                            : Phase::kTeardown;
     if (place.phase == Phase::kSteady && with_phase) {
       place.phase_index = 0;
-      place.step = steps.step_ns > 0 ? static_cast<uint32_t>(static_cast<double>(t - steps.steady_start_ns) / steps.step_ns) : 0;
+      place.step =
+          steps.step_ns > 0 ? static_cast<uint32_t>(static_cast<double>(t - steps.steady_start_ns) / steps.step_ns) : 0;
     }
   }
   return seg;

@@ -53,12 +53,12 @@ struct EventGpuCost {
 };
 
 struct Segmentation {
-  StepInfo main;                  // the main phase as StepInfo (detected == a phase was found)
-  std::vector<PhaseInfo> phases;  // main phase first
-  std::vector<EventPlace> places;     // one per event
-  std::vector<uint32_t> waiter_stack; // one per event: stack of the Python line that waited for it (0: none)
+  StepInfo main;                       // the main phase as StepInfo (detected == a phase was found)
+  std::vector<PhaseInfo> phases;       // main phase first
+  std::vector<EventPlace> places;      // one per event
+  std::vector<uint32_t> waiter_stack;  // one per event: stack of the Python line that waited for it (0: none)
   std::vector<uint32_t> waiter_tid;
-  const Event* base = nullptr;        // events.data(): places are indexed by &event - base
+  const Event* base = nullptr;  // events.data(): places are indexed by &event - base
   // One per event when the trace has a GPU timeline (GPU work recorded),
   // else empty: the detectors' findings then carry no GPU figures.
   std::vector<EventGpuCost> gpu_cost;

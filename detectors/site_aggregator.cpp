@@ -12,8 +12,8 @@ constexpr double kPeriodicShare = 0.6;
 
 }  // namespace
 
-void SiteAggregator::add(const Event& anchor, const std::string& api, const std::string& sequence,
-                         Cause cause, uint64_t blocked_ns, uint64_t bytes) {
+void SiteAggregator::add(const Event& anchor, const std::string& api, const std::string& sequence, Cause cause,
+                         uint64_t blocked_ns, uint64_t bytes) {
   const size_t i = seg_.index_of(anchor);
   const EventPlace& place = seg_.places[i];
   const uint32_t waiter = seg_.waiter_stack[i];
@@ -47,8 +47,9 @@ void SiteAggregator::add(const Event& anchor, const std::string& api, const std:
 }
 
 void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) const {
-  const PhaseInfo* phase =
-      f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < seg_.phases.size() ? &seg_.phases[f.phase_index] : nullptr;
+  const PhaseInfo* phase = f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < seg_.phases.size()
+                               ? &seg_.phases[f.phase_index]
+                               : nullptr;
   const bool per_step = phase != nullptr && phase->steps > 0 && f.phase == Phase::kSteady;
   if (per_step) {
     const double n = static_cast<double>(phase->steps);
@@ -70,9 +71,8 @@ void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) co
     }
   }
   // Severity: the share of step time lost; without steps, of the steady run.
-  double span = static_cast<double>(seg_.main.steady_end_ns > seg_.main.steady_start_ns
-                                        ? seg_.main.steady_end_ns - seg_.main.steady_start_ns
-                                        : 1);
+  double span = static_cast<double>(
+      seg_.main.steady_end_ns > seg_.main.steady_start_ns ? seg_.main.steady_end_ns - seg_.main.steady_start_ns : 1);
   f.severity = per_step ? f.step_share : static_cast<double>(f.host_blocked_ns) / span;
   // With a GPU timeline, the larger of the host's loss and the GPU's.
   if (f.gpu_measured) {

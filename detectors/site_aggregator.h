@@ -21,8 +21,8 @@ class SiteAggregator {
 
   // One flagged occurrence: `anchor` (an element of the segmented events)
   // decides site, thread, phase and step; `blocked_ns` is the host time it cost.
-  void add(const Event& anchor, const std::string& api, const std::string& sequence, Cause cause,
-           uint64_t blocked_ns, uint64_t bytes);
+  void add(const Event& anchor, const std::string& api, const std::string& sequence, Cause cause, uint64_t blocked_ns,
+           uint64_t bytes);
   // Findings with per-step figures and severity; `hint_for(cause)` fills hints.
   template <typename HintFn>
   std::vector<Finding> finish(HintFn hint_for) const {

@@ -19,13 +19,13 @@ struct StepOptions {
 };
 
 struct StepInfo {
-  bool detected = false;        // a launch period was found
-  uint32_t period_calls = 0;   // pattern calls (launches, copies, syncs) per step
-  uint64_t steps = 0;           // steady steps
-  uint64_t steady_start_ns = 0; // events in [steady_start_ns, steady_end_ns) are steady
-  uint64_t steady_end_ns = 0;   // after the last full step: teardown
+  bool detected = false;         // a launch period was found
+  uint32_t period_calls = 0;     // pattern calls (launches, copies, syncs) per step
+  uint64_t steps = 0;            // steady steps
+  uint64_t steady_start_ns = 0;  // events in [steady_start_ns, steady_end_ns) are steady
+  uint64_t steady_end_ns = 0;    // after the last full step: teardown
   uint64_t end_ns = 0;
-  double step_ns = 0;           // mean steady step time (0 when unknown)
+  double step_ns = 0;  // mean steady step time (0 when unknown)
 };
 
 // events must be sorted by start time. segment_run(...).main.

@@ -59,8 +59,8 @@ ElfFile::Status ElfFile::open(const std::string& path) {
   if (std::memcmp(ident, ELFMAG, SELFMAG) != 0) return not_usable("no ELF magic");
   // e_ident and e_type precede e_machine in both ELF32 and ELF64 headers.
   const unsigned char* m = ident + EI_NIDENT + 2;
-  machine_ = ident[EI_DATA] == ELFDATA2MSB ? static_cast<uint16_t>(m[0] << 8 | m[1])
-                                            : static_cast<uint16_t>(m[0] | m[1] << 8);
+  machine_ =
+      ident[EI_DATA] == ELFDATA2MSB ? static_cast<uint16_t>(m[0] << 8 | m[1]) : static_cast<uint16_t>(m[0] | m[1] << 8);
   const char* why = nullptr;
   if (!ElfImage::from_file(map_, size_, &image_, &why)) return not_usable(why);
   return status_ = Status::kOk;

@@ -267,19 +267,44 @@ bool ElfImage::dynamic_tables(DynamicTables* out) const {
     uint64_t address = d.d_un.d_ptr;
     if (loaded_ && address >= base_) address -= base_;
     switch (d.d_tag) {
-      case DT_SYMTAB: symtab = address; break;
-      case DT_STRTAB: strtab = address; break;
-      case DT_STRSZ: strsz = d.d_un.d_val; break;
-      case DT_JMPREL: jmprel = address; break;
-      case DT_PLTRELSZ: pltrelsz = d.d_un.d_val; break;
-      case DT_PLTREL: plt_is_rela = d.d_un.d_val == DT_RELA; break;
-      case DT_RELA: rela = address; break;
-      case DT_RELASZ: relasz = d.d_un.d_val; break;
-      case DT_RELAENT: rela_entry_ok = d.d_un.d_val == sizeof(Elf64_Rela); break;
-      case DT_HASH: hash = address; break;
-      case DT_GNU_HASH: gnu_hash = address; break;
-      case DT_VERSYM: versym = address; break;
-      default: break;
+      case DT_SYMTAB:
+        symtab = address;
+        break;
+      case DT_STRTAB:
+        strtab = address;
+        break;
+      case DT_STRSZ:
+        strsz = d.d_un.d_val;
+        break;
+      case DT_JMPREL:
+        jmprel = address;
+        break;
+      case DT_PLTRELSZ:
+        pltrelsz = d.d_un.d_val;
+        break;
+      case DT_PLTREL:
+        plt_is_rela = d.d_un.d_val == DT_RELA;
+        break;
+      case DT_RELA:
+        rela = address;
+        break;
+      case DT_RELASZ:
+        relasz = d.d_un.d_val;
+        break;
+      case DT_RELAENT:
+        rela_entry_ok = d.d_un.d_val == sizeof(Elf64_Rela);
+        break;
+      case DT_HASH:
+        hash = address;
+        break;
+      case DT_GNU_HASH:
+        gnu_hash = address;
+        break;
+      case DT_VERSYM:
+        versym = address;
+        break;
+      default:
+        break;
     }
   }
   if (symtab == 0 || strtab == 0) return false;
@@ -291,8 +316,8 @@ bool ElfImage::dynamic_tables(DynamicTables* out) const {
   } else if (gnu_hash != 0) {
     hashed = gnu_hash_symbol_count(*this, gnu_hash);
   }
-  out->symbols = table_at<Elf64_Sym>(*this, symtab, hashed != 0 ? hashed * sizeof(Elf64_Sym) : ~uint64_t{0},
-                                     &out->symbol_count);
+  out->symbols =
+      table_at<Elf64_Sym>(*this, symtab, hashed != 0 ? hashed * sizeof(Elf64_Sym) : ~uint64_t{0}, &out->symbol_count);
   if (hashed == 0 && !loaded_) {
     // No hash table to count them: the file's .dynsym section says.
     for (size_t i = 0; i < section_count_; ++i) {

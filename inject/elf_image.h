@@ -55,15 +55,15 @@ char* build_id_hex(const BuildId& id, char* out, size_t out_size);
 // to the bytes the object really holds. Counts are entries.
 struct DynamicTables {
   const Elf64_Sym* symbols = nullptr;
-  size_t symbol_count = 0;          // from DT_HASH / DT_GNU_HASH, else what fits in the segment
+  size_t symbol_count = 0;  // from DT_HASH / DT_GNU_HASH, else what fits in the segment
   const char* strings = nullptr;
-  size_t strings_size = 0;          // DT_STRSZ, clipped
-  const uint16_t* versions = nullptr;  // DT_VERSYM: one per symbol (nullptr: unversioned)
+  size_t strings_size = 0;                      // DT_STRSZ, clipped
+  const uint16_t* versions = nullptr;           // DT_VERSYM: one per symbol (nullptr: unversioned)
   const Elf64_Rela* plt_relocations = nullptr;  // DT_JMPREL (RELA only)
   size_t plt_count = 0;
   const Elf64_Rela* relocations = nullptr;  // DT_RELA
   size_t count = 0;
-  uint16_t machine = 0;             // EM_X86_64, EM_AARCH64: decides relocation types
+  uint16_t machine = 0;  // EM_X86_64, EM_AARCH64: decides relocation types
 
   // The symbol's name, or nullptr when its offset lies outside the string
   // table or its text is not NUL-terminated inside it.

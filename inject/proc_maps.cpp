@@ -22,7 +22,8 @@ std::vector<MapEntry> parse_proc_maps(const std::string& text) {
     int path_at = 0;
     // start-end perms offset dev inode [path]; %n marks where the path begins.
     if (std::sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s%n", &e.start, &e.end, perms,
-                    &e.offset, &path_at) < 4 || path_at == 0) {
+                    &e.offset, &path_at) < 4 ||
+        path_at == 0) {
       continue;
     }
     e.perms = perms;

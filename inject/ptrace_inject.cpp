@@ -118,8 +118,8 @@ absl::StatusOr<Remote> resolve(pid_t pid) {
     r.dlopen_name = "__libc_dlopen_mode";
   } else {
     auto probe = elf_dynamic_symbol(libc_file, "dlopen");
-    return absl::FailedPreconditionError(absl::StrCat("no dlopen found in process ", pid, " (", libc->path,
-                                                      "): ", probe.status().message()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("no dlopen found in process ", pid, " (", libc->path, "): ", probe.status().message()));
   }
   r.errno_location = at(r.libc, libc_file, "__errno_location");
   return r;
@@ -179,11 +179,11 @@ absl::StatusOr<uint64_t> call_raw(TracedThread& t, uint64_t fn, const char* what
   auto after = t.regs();
   if (!after.ok()) return after.status();
   if (fault->si_signo == SIGSEGV && after->rip == 0 && after->rsp == return_slot + 8) return after->rax;
-  return absl::InternalError(absl::StrCat(
-      "the injected call to ", what, " crashed in process ", t.tid(), ": signal ", fault->si_signo, " (",
-      strsignal(fault->si_signo), ") at rip 0x", absl::Hex(after->rip), ", address 0x",
-      absl::Hex(reinterpret_cast<uintptr_t>(fault->si_addr)),
-      "; its registers were restored but the process may be left inconsistent"));
+  return absl::InternalError(absl::StrCat("the injected call to ", what, " crashed in process ", t.tid(), ": signal ",
+                                          fault->si_signo, " (", strsignal(fault->si_signo), ") at rip 0x",
+                                          absl::Hex(after->rip), ", address 0x",
+                                          absl::Hex(reinterpret_cast<uintptr_t>(fault->si_addr)),
+                                          "; its registers were restored but the process may be left inconsistent"));
 }
 
 // call_raw with a timeout explained: the thread is still running the call
@@ -264,8 +264,8 @@ absl::StatusOr<uint64_t> finish(TracedThread& t, absl::StatusOr<uint64_t> result
   if (detached.ok()) return result;
   std::string what = result.ok() ? absl::StrCat("the library was loaded (handle 0x", absl::Hex(*result), ")")
                                  : std::string(result.status().message());
-  return absl::Status(detached.code(), absl::StrCat(what, "; then putting process ", t.tid(),
-                                                    " back failed: ", detached.message()));
+  return absl::Status(detached.code(),
+                      absl::StrCat(what, "; then putting process ", t.tid(), " back failed: ", detached.message()));
 }
 
 }  // namespace

@@ -10,19 +10,27 @@ namespace {
 // The system calls malloc makes while holding its arena lock.
 const char* memory_syscall_name(int64_t nr) {
   switch (nr) {
-    case SYS_mmap: return "mmap";
-    case SYS_munmap: return "munmap";
-    case SYS_mprotect: return "mprotect";
-    case SYS_brk: return "brk";
-    case SYS_madvise: return "madvise";
-    case SYS_mremap: return "mremap";
-    default: return nullptr;
+    case SYS_mmap:
+      return "mmap";
+    case SYS_munmap:
+      return "munmap";
+    case SYS_mprotect:
+      return "mprotect";
+    case SYS_brk:
+      return "brk";
+    case SYS_madvise:
+      return "madvise";
+    case SYS_mremap:
+      return "mremap";
+    default:
+      return nullptr;
   }
 }
 
 }  // namespace
 
-std::string unsafe_reason(const ThreadPosition& at, const LoadedObject& libc, const std::optional<LoadedObject>& loader) {
+std::string unsafe_reason(const ThreadPosition& at, const LoadedObject& libc,
+                          const std::optional<LoadedObject>& loader) {
   // The loader never blocks for long, so waiting it out costs little, even
   // in one of its system calls (open/read/mmap during a load).
   if (loader && loader->contains(at.rip)) return "inside the dynamic loader";

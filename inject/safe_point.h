@@ -14,11 +14,12 @@ namespace syncscope::inject {
 
 struct ThreadPosition {
   uint64_t rip = 0;
-  int64_t orig_rax = -1;             // >= 0: stopped in or right after a system call
-  bool after_syscall_insn = false;   // the two bytes before rip are 0f 05 (`syscall`)
+  int64_t orig_rax = -1;            // >= 0: stopped in or right after a system call
+  bool after_syscall_insn = false;  // the two bytes before rip are 0f 05 (`syscall`)
 };
 
 // "" when calling into libc from here is safe, else why not (for messages).
-std::string unsafe_reason(const ThreadPosition& at, const LoadedObject& libc, const std::optional<LoadedObject>& loader);
+std::string unsafe_reason(const ThreadPosition& at, const LoadedObject& libc,
+                          const std::optional<LoadedObject>& loader);
 
 }  // namespace syncscope::inject

@@ -59,7 +59,11 @@ std::string permission_explanation(pid_t pid) {
 // raised it, not kill/tgkill/sigqueue).
 bool is_synchronous_fault(const siginfo_t& info) {
   switch (info.si_signo) {
-    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGTRAP:
       return info.si_code > 0;
     default:
       return false;
@@ -87,10 +91,19 @@ absl::StatusOr<TracedThread> TracedThread::seize(pid_t tid) {
 }
 
 TracedThread::TracedThread(TracedThread&& o) noexcept
-    : tid_(o.tid_), mem_fd_(o.mem_fd_), attached_(o.attached_), stopped_(o.stopped_),
-      in_signal_stop_(o.in_signal_stop_), have_state_(o.have_state_), saved_regs_(o.saved_regs_),
-      saved_xstate_(std::move(o.saved_xstate_)), saved_fpregs_(o.saved_fpregs_), saved_sigmask_(o.saved_sigmask_),
-      signals_blocked_(o.signals_blocked_), xstate_ok_(o.xstate_ok_), pending_(std::move(o.pending_)) {
+    : tid_(o.tid_),
+      mem_fd_(o.mem_fd_),
+      attached_(o.attached_),
+      stopped_(o.stopped_),
+      in_signal_stop_(o.in_signal_stop_),
+      have_state_(o.have_state_),
+      saved_regs_(o.saved_regs_),
+      saved_xstate_(std::move(o.saved_xstate_)),
+      saved_fpregs_(o.saved_fpregs_),
+      saved_sigmask_(o.saved_sigmask_),
+      signals_blocked_(o.signals_blocked_),
+      xstate_ok_(o.xstate_ok_),
+      pending_(std::move(o.pending_)) {
   o.attached_ = false;
   o.mem_fd_ = -1;
 }
@@ -115,7 +128,8 @@ absl::StatusOr<TracedThread::Wait> TracedThread::wait_event(Deadline deadline, i
     if (r < 0 && errno != EINTR) {
       int err = errno;
       attached_ = false;
-      return absl::AbortedError(absl::StrCat("lost process ", tid_, " during injection: waitpid: ", std::strerror(err)));
+      return absl::AbortedError(
+          absl::StrCat("lost process ", tid_, " during injection: waitpid: ", std::strerror(err)));
     }
     if (Clock::now() >= deadline) return Wait::kTimeout;
     // Polling keeps the deadline simple; a stop is noticed within 0.1 ms.
@@ -134,7 +148,8 @@ absl::Status TracedThread::exited_error(int status) const {
 
 absl::Status TracedThread::ptrace_error(const char* request) const {
   int err = errno;
-  if (err == ESRCH) return absl::AbortedError(absl::StrCat("process ", tid_, " vanished during injection (", request, ")"));
+  if (err == ESRCH)
+    return absl::AbortedError(absl::StrCat("process ", tid_, " vanished during injection (", request, ")"));
   return absl::InternalError(absl::StrCat(request, " on ", tid_, " failed: ", std::strerror(err)));
 }
 
@@ -258,7 +273,7 @@ absl::Status TracedThread::block_async_signals() {
 absl::Status TracedThread::set_call_fp_state() {
   user_fpregs_struct fp{};
   if (ptrace(PTRACE_GETFPREGS, tid_, nullptr, &fp) != 0) return ptrace_error("PTRACE_GETFPREGS");
-  fp.cwd = 0x37f;     // x87: all exceptions masked, 64-bit precision, round to nearest
+  fp.cwd = 0x37f;  // x87: all exceptions masked, 64-bit precision, round to nearest
   fp.swd = 0;
   fp.ftw = 0;         // FXSAVE's abridged tag word: every x87 register empty
   fp.mxcsr = 0x1f80;  // SSE: all exceptions masked, round to nearest
@@ -282,8 +297,8 @@ absl::Status TracedThread::read_memory(uint64_t address, void* out, size_t lengt
 absl::Status TracedThread::write_memory(uint64_t address, const void* data, size_t length) const {
   size_t done = 0;
   while (done < length) {
-    ssize_t n = ::pwrite(mem_fd_, static_cast<const char*>(data) + done, length - done,
-                         static_cast<off_t>(address + done));
+    ssize_t n =
+        ::pwrite(mem_fd_, static_cast<const char*>(data) + done, length - done, static_cast<off_t>(address + done));
     if (n <= 0) {
       return absl::OutOfRangeError(absl::StrCat("cannot write target memory at 0x", absl::Hex(address + done), ": ",
                                                 n < 0 ? std::strerror(errno) : "end of file"));
@@ -326,8 +341,7 @@ absl::Status TracedThread::detach(bool restore_registers, std::chrono::milliseco
   // first remembered signal is delivered as if it had just arrived.
   size_t requeue_from = 0;
   long deliver = 0;
-  if (in_signal_stop_ && !pending_.empty() &&
-      ptrace(PTRACE_SETSIGINFO, tid_, nullptr, &pending_[0]) == 0) {
+  if (in_signal_stop_ && !pending_.empty() && ptrace(PTRACE_SETSIGINFO, tid_, nullptr, &pending_[0]) == 0) {
     deliver = pending_[0].si_signo;
     requeue_from = 1;
   }

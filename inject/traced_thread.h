@@ -85,18 +85,18 @@ class TracedThread {
   absl::Status detach(bool restore_registers, std::chrono::milliseconds grace);
 
   pid_t tid_ = -1;
-  int mem_fd_ = -1;           // /proc/TID/mem, for memory access while stopped
+  int mem_fd_ = -1;  // /proc/TID/mem, for memory access while stopped
   bool attached_ = false;
-  bool stopped_ = false;      // in a ptrace stop: registers can be read
+  bool stopped_ = false;         // in a ptrace stop: registers can be read
   bool in_signal_stop_ = false;  // that stop is a signal-delivery-stop
   bool have_state_ = false;
   user_regs_struct saved_regs_{};
   std::vector<uint8_t> saved_xstate_;  // NT_X86_XSTATE, sized by the kernel
   user_fpregs_struct saved_fpregs_{};  // used when XSAVE is unavailable
   uint64_t saved_sigmask_ = 0;
-  bool signals_blocked_ = false;       // running injected code
+  bool signals_blocked_ = false;  // running injected code
   bool xstate_ok_ = false;
-  std::vector<siginfo_t> pending_;     // signals swallowed while held
+  std::vector<siginfo_t> pending_;  // signals swallowed while held
 };
 
 }  // namespace syncscope::inject

@@ -48,7 +48,8 @@ FindingIdentity identity_from_json(const nlohmann::json& finding) {
   }
   uint32_t line = 0;
   auto l = user->find("line");
-  if (l != user->end() && l->is_number_integer() && l->get<int64_t>() > 0) line = static_cast<uint32_t>(l->get<int64_t>());
+  if (l != user->end() && l->is_number_integer() && l->get<int64_t>() > 0)
+    line = static_cast<uint32_t>(l->get<int64_t>());
   return make_identity(category, string_field(*user, "file"), line, string_field(*user, "function"),
                        string_field(*user, "source"));
 }

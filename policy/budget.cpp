@@ -26,7 +26,8 @@ absl::StatusOr<std::vector<Budget>> parse_budget(std::string_view spec) {
   char* end = nullptr;
   b.limit = number.empty() ? -1 : std::strtod(number.c_str(), &end);
   if ((end && *end) || number.empty() || !std::isfinite(b.limit) || b.limit < 0) {
-    return absl::InvalidArgumentError("budget '" + text + "': the limit must be a number >= 0, optionally followed by /step");
+    return absl::InvalidArgumentError("budget '" + text +
+                                      "': the limit must be a number >= 0, optionally followed by /step");
   }
   std::vector<Budget> out;
   if (name == "all") {

@@ -1,7 +1,6 @@
 #include "policy/category_list.h"
 #include "policy/text_util.h"
 
-
 namespace syncscope {
 
 std::optional<Category> parse_category(std::string_view name) {
@@ -28,8 +27,8 @@ absl::StatusOr<std::set<Category>> parse_category_list(std::string_view list) {
     }
     auto c = parse_category(part);
     if (!c) {
-      return absl::InvalidArgumentError("unknown category '" + std::string(part) + "' (known: " +
-                                        known_categories() + ")");
+      return absl::InvalidArgumentError("unknown category '" + std::string(part) + "' (known: " + known_categories() +
+                                        ")");
     }
     out.insert(*c);
   }

@@ -11,8 +11,8 @@
 
 namespace syncscope {
 
-inline constexpr Category kAllCategories[] = {Category::kHiddenSync, Category::kPageableCopy,
-                                              Category::kAllocatorChurn, Category::kDefaultStream};
+inline constexpr Category kAllCategories[] = {Category::kHiddenSync, Category::kPageableCopy, Category::kAllocatorChurn,
+                                              Category::kDefaultStream};
 
 std::optional<Category> parse_category(std::string_view name);
 // "hidden-sync, pageable-copy" or "all"; an unknown name is an error naming it.

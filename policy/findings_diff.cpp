@@ -36,7 +36,8 @@ std::vector<Grouped> group(const nlohmann::json& doc, bool include_warmup) {
       }
       g->side.count += static_cast<uint64_t>(number(f, "count"));
       g->side.per_step = std::max(g->side.per_step, number(f, "per_step"));
-      g->side.host_blocked_us_per_step = std::max(g->side.host_blocked_us_per_step, number(f, "host_blocked_us_per_step"));
+      g->side.host_blocked_us_per_step =
+          std::max(g->side.host_blocked_us_per_step, number(f, "host_blocked_us_per_step"));
       g->side.processes += 1;
     }
   }

@@ -45,12 +45,12 @@ struct CategoryTally {
 struct CategoryVerdict {
   Category category = Category::kHiddenSync;
   bool gated = false;
-  Budget budget;           // meaningful when gated
+  Budget budget;  // meaningful when gated
   CategoryTally tally;
-  double observed = 0;     // events, or events per step for a per-step budget
+  double observed = 0;         // events, or events per step for a per-step budget
   bool steps_unknown = false;  // per-step budget but no steps found: total events compared
   bool failed = false;
-  std::string reason;      // "2.00/step > 1/step"; empty when it passed
+  std::string reason;  // "2.00/step > 1/step"; empty when it passed
 };
 
 // One verdict per category (in kAllCategories order). `steps` is the number

@@ -6,13 +6,12 @@
 #include <sstream>
 
 #include "policy/category_list.h"
-#include "policy/text_util.h"
 #include "policy/pattern.h"
+#include "policy/text_util.h"
 
 namespace syncscope {
 
-absl::StatusOr<std::vector<SuppressionRule>> parse_suppressions(std::string_view text,
-                                                                const std::string& source_name) {
+absl::StatusOr<std::vector<SuppressionRule>> parse_suppressions(std::string_view text, const std::string& source_name) {
   std::vector<SuppressionRule> rules;
   int line_no = 0;
   for (std::string_view line : split(text, '\n')) {
@@ -39,7 +38,8 @@ absl::StatusOr<std::vector<SuppressionRule>> parse_suppressions(std::string_view
     }
     // "^" or "$" alone, or "*" alone, would suppress every finding of the
     // category: allowed, but an empty pattern is almost certainly a typo.
-    if (pattern.empty()) return absl::InvalidArgumentError(where + ": empty pattern after '" + std::string(category) + ":'");
+    if (pattern.empty())
+      return absl::InvalidArgumentError(where + ": empty pattern after '" + std::string(category) + ":'");
     rule.pattern = std::string(pattern);
     rule.source = where;
     rule.text = std::string(line);

@@ -33,8 +33,7 @@ struct SuppressionRule {
 };
 
 // `source_name` names the file in messages and in each rule's `source`.
-absl::StatusOr<std::vector<SuppressionRule>> parse_suppressions(std::string_view text,
-                                                                const std::string& source_name);
+absl::StatusOr<std::vector<SuppressionRule>> parse_suppressions(std::string_view text, const std::string& source_name);
 absl::StatusOr<std::vector<SuppressionRule>> load_suppressions(const std::string& path);
 
 // Index of the first rule that suppresses a finding of `category` whose

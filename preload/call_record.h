@@ -55,8 +55,7 @@ class CallRecord {
     event_.dst = handle(e);
   }
 
-  void copy(const void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s,
-            bool async) {
+  void copy(const void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s, bool async) {
     set_stream(s);
     event_.dst = handle(dst);
     event_.src = handle(src);
@@ -223,11 +222,16 @@ class CallRecord {
         MemoryKind s = classify_pointer(src, query);
         bool d_dev = d == MemoryKind::kDevice || d == MemoryKind::kManaged;
         bool s_dev = s == MemoryKind::kDevice || s == MemoryKind::kManaged;
-        if (d == MemoryKind::kUnknown || s == MemoryKind::kUnknown) direction = Direction::kUnknown;
-        else if (s_dev && d_dev) direction = Direction::kDeviceToDevice;
-        else if (s_dev) direction = Direction::kDeviceToHost, host = d;
-        else if (d_dev) direction = Direction::kHostToDevice, host = s;
-        else direction = Direction::kHostToHost;
+        if (d == MemoryKind::kUnknown || s == MemoryKind::kUnknown)
+          direction = Direction::kUnknown;
+        else if (s_dev && d_dev)
+          direction = Direction::kDeviceToDevice;
+        else if (s_dev)
+          direction = Direction::kDeviceToHost, host = d;
+        else if (d_dev)
+          direction = Direction::kHostToDevice, host = s;
+        else
+          direction = Direction::kHostToHost;
         break;
       }
     }
@@ -241,11 +245,18 @@ class CallRecord {
     if (out_ptr_ != nullptr) event_.dst = handle(*out_ptr_);
     if (out_stream_ != nullptr) event_.stream = handle(*out_stream_);
     switch (after_) {
-      case After::kPin: pinned_map().add(event_.dst, event_.bytes); break;
-      case After::kUnpin: pinned_map().remove(event_.dst); break;
-      case After::kCaptureBegin: capture_started(event_.stream); break;
+      case After::kPin:
+        pinned_map().add(event_.dst, event_.bytes);
+        break;
+      case After::kUnpin:
+        pinned_map().remove(event_.dst);
+        break;
+      case After::kCaptureBegin:
+        capture_started(event_.stream);
+        break;
       case After::kNone:
-      case After::kCaptureEnd: break;
+      case After::kCaptureEnd:
+        break;
     }
   }
 

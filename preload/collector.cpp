@@ -8,8 +8,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -205,8 +205,7 @@ bool open_trace(Collector& c) {
   header.flags = clock_uses_tsc() ? uint32_t{kFileClockTsc} : 0u;
   std::string error;
   if (!c.writer.open(config().output_dir, header, &error)) {
-    log_warning("cannot create a trace in %s: %s; recording disabled", config().output_dir,
-                error.c_str());
+    log_warning("cannot create a trace in %s: %s; recording disabled", config().output_dir, error.c_str());
     report_status(kStatusTraceOpenFailed, "%s", error.c_str());
     return false;
   }
@@ -357,7 +356,8 @@ void note_process_without_cuda() {
   if (n < 0) n = 0;
   exe[n] = '\0';
   char line[700];
-  int len = std::snprintf(line, sizeof(line), "%d %d %s\n", static_cast<int>(getpid()), static_cast<int>(getppid()), exe);
+  int len =
+      std::snprintf(line, sizeof(line), "%d %d %s\n", static_cast<int>(getpid()), static_cast<int>(getppid()), exe);
   if (len > 0) {
     ssize_t ignored = write(fd, line, static_cast<size_t>(len) < sizeof(line) ? len : sizeof(line) - 1);
     (void)ignored;

@@ -17,13 +17,13 @@ uint32_t parse_u32(const char* text, uint32_t fallback, uint32_t lo, uint32_t hi
 }
 
 bool is_true(const char* text) {
-  return text != nullptr && (std::strcmp(text, "1") == 0 || std::strcmp(text, "true") == 0 ||
-                             std::strcmp(text, "yes") == 0);
+  return text != nullptr &&
+         (std::strcmp(text, "1") == 0 || std::strcmp(text, "true") == 0 || std::strcmp(text, "yes") == 0);
 }
 
 bool is_false(const char* text) {
-  return text != nullptr && (std::strcmp(text, "0") == 0 || std::strcmp(text, "false") == 0 ||
-                             std::strcmp(text, "no") == 0);
+  return text != nullptr &&
+         (std::strcmp(text, "0") == 0 || std::strcmp(text, "false") == 0 || std::strcmp(text, "no") == 0);
 }
 
 uint32_t round_up_pow2(uint32_t v) {
@@ -65,8 +65,7 @@ Config config_from_environment() {
   if (dir == nullptr || *dir == '\0') dir = "syncscope-trace";
   std::strncpy(c.output_dir, dir, sizeof(c.output_dir) - 1);
   c.flush_ms = parse_u32(std::getenv(env::kFlushMs), c.flush_ms, 1, 60000);
-  c.ring_events =
-      round_up_pow2(parse_u32(std::getenv(env::kRingEvents), c.ring_events, 64, 1u << 24));
+  c.ring_events = round_up_pow2(parse_u32(std::getenv(env::kRingEvents), c.ring_events, 64, 1u << 24));
   c.stacks = !is_false(std::getenv(env::kStacks));
   c.python = !is_false(std::getenv(env::kPython));
   const char* log = std::getenv(env::kLog);

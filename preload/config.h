@@ -8,20 +8,20 @@
 namespace syncscope::preload {
 
 struct Config {
-  bool enabled = true;              // SYNCSCOPE_DISABLE=1 turns every hook into a pass-through
-  char output_dir[4096] = {};       // SYNCSCOPE_OUTPUT_DIR, default ./syncscope-trace
-  uint32_t flush_ms = 50;           // SYNCSCOPE_FLUSH_MS: how stale a killed process's trace may be
-  uint32_t ring_events = 16384;     // SYNCSCOPE_RING_EVENTS per thread (rounded up to a power of 2)
-  bool stacks = true;               // SYNCSCOPE_STACKS=0 disables stack capture (native and Python)
-  bool python = true;               // SYNCSCOPE_PYTHON=0 disables Python frames
-  int log_level = 1;                // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug
+  bool enabled = true;                 // SYNCSCOPE_DISABLE=1 turns every hook into a pass-through
+  char output_dir[4096] = {};          // SYNCSCOPE_OUTPUT_DIR, default ./syncscope-trace
+  uint32_t flush_ms = 50;              // SYNCSCOPE_FLUSH_MS: how stale a killed process's trace may be
+  uint32_t ring_events = 16384;        // SYNCSCOPE_RING_EVENTS per thread (rounded up to a power of 2)
+  bool stacks = true;                  // SYNCSCOPE_STACKS=0 disables stack capture (native and Python)
+  bool python = true;                  // SYNCSCOPE_PYTHON=0 disables Python frames
+  int log_level = 1;                   // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug
   bool force_monotonic_clock = false;  // SYNCSCOPE_CLOCK=monotonic: never use the TSC
-  bool gpu_timeline = false;        // SYNCSCOPE_GPU_TIMELINE=1: CUPTI timeline (docs/gpu-timeline.md)
-  bool dormant = false;             // SYNCSCOPE_DORMANT=1: hooks in, recording off until `syncscope attach`
+  bool gpu_timeline = false;           // SYNCSCOPE_GPU_TIMELINE=1: CUPTI timeline (docs/gpu-timeline.md)
+  bool dormant = false;                // SYNCSCOPE_DORMANT=1: hooks in, recording off until `syncscope attach`
   // SYNCSCOPE_STATUS_FD=FD:PID:DEV:INO (trace/recording_status.h): where to
   // tell `syncscope run` that the recording failed; status_fd -1: nowhere.
   int status_fd = -1;
-  int status_owner = 0;             // the launcher's pid, to reopen /proc/PID/fd/FD
+  int status_owner = 0;  // the launcher's pid, to reopen /proc/PID/fd/FD
   uint64_t status_dev = 0, status_ino = 0;
 };
 

@@ -64,10 +64,14 @@ bool same_user(int fd) {
 
 control::Message handle(const control::Request& request) {
   switch (request.command) {
-    case control::Command::kHello: return session_describe();
-    case control::Command::kStart: return session_start(request.output_dir);
-    case control::Command::kFlush: return session_flush();
-    case control::Command::kStop: return session_stop();
+    case control::Command::kHello:
+      return session_describe();
+    case control::Command::kStart:
+      return session_start(request.output_dir);
+    case control::Command::kFlush:
+      return session_flush();
+    case control::Command::kStop:
+      return session_stop();
   }
   return control::error_reply("unknown command");
 }

@@ -55,7 +55,8 @@ void* open_cupti_library(std::string* path, std::string* why) {
   if (const char* explicit_path = std::getenv(env::kCuptiLibrary); explicit_path && *explicit_path) {
     if (void* handle = try_open(explicit_path, path)) return handle;
     const char* error = dlerror();
-    *why = std::string("cannot load SYNCSCOPE_CUPTI_LIBRARY=") + explicit_path + (error ? std::string(": ") + error : "");
+    *why =
+        std::string("cannot load SYNCSCOPE_CUPTI_LIBRARY=") + explicit_path + (error ? std::string(": ") + error : "");
     return nullptr;
   }
   // Already in the process (PyTorch's libtorch_cuda needs it for Kineto).
@@ -69,8 +70,9 @@ void* open_cupti_library(std::string* path, std::string* why) {
   if (!runtime.empty()) {
     std::string dir = directory_of(runtime);
     candidates.push_back(dir + "/" + kCuptiName);  // CUDA 13 wheels (nvidia/cu13/lib), the fake in CI
-    if (ends_with(dir, "/cuda_runtime/lib")) {        // wheels with one package per library
-      candidates.push_back(dir.substr(0, dir.size() - std::strlen("cuda_runtime/lib")) + "cuda_cupti/lib/" + kCuptiName);
+    if (ends_with(dir, "/cuda_runtime/lib")) {     // wheels with one package per library
+      candidates.push_back(dir.substr(0, dir.size() - std::strlen("cuda_runtime/lib")) + "cuda_cupti/lib/" +
+                           kCuptiName);
     }
     candidates.push_back(dir + "/../extras/CUPTI/lib64/" + kCuptiName);  // a toolkit's lib64
   }

@@ -35,7 +35,7 @@ namespace syncscope::preload {
 namespace {
 
 constexpr size_t kBufferBytes = 4u << 20;
-constexpr size_t kMaxPendingRecords = 4u << 20;     // beyond: counted, not kept
+constexpr size_t kMaxPendingRecords = 4u << 20;      // beyond: counted, not kept
 constexpr uint64_t kPeriodicFlushNs = 500000000ull;  // ask CUPTI for its records every 0.5 s
 
 // The CUPTI functions used, resolved by name.
@@ -80,8 +80,8 @@ struct Pending {
   std::vector<std::pair<uint32_t, std::string>> new_strings;
   std::vector<std::pair<std::string, std::string>> notes;
   std::unordered_map<std::string, uint32_t> names;  // kernel name -> string id, per trace file
-  uint64_t dropped_here = 0;   // pending list full
-  uint64_t dropped_cupti = 0;  // CUPTI's own count
+  uint64_t dropped_here = 0;                        // pending list full
+  uint64_t dropped_cupti = 0;                       // CUPTI's own count
 };
 
 // Read by the buffer callbacks without a lock: set before kinds are enabled.
@@ -315,11 +315,19 @@ void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, con
 
 // The calls that make GPU work or wait for it: their API records are the join.
 bool keep_call(const char* name, bool runtime) {
-  static const char* const kRuntime[] = {"cudaLaunch", "__cudaLaunch", "cudaMemcpy", "cudaMemset",
-                                         "cudaGraphLaunch", "cudaStreamSynchronize", "cudaDeviceSynchronize",
-                                         "cudaEventSynchronize", "cudaStreamWaitEvent", "cudaFree"};
-  static const char* const kDriver[] = {"cuLaunch", "cuMemcpy", "cuMemset", "cuGraphLaunch", "cuStreamSynchronize",
-                                        "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuMemFree"};
+  static const char* const kRuntime[] = {"cudaLaunch",
+                                         "__cudaLaunch",
+                                         "cudaMemcpy",
+                                         "cudaMemset",
+                                         "cudaGraphLaunch",
+                                         "cudaStreamSynchronize",
+                                         "cudaDeviceSynchronize",
+                                         "cudaEventSynchronize",
+                                         "cudaStreamWaitEvent",
+                                         "cudaFree"};
+  static const char* const kDriver[] = {
+      "cuLaunch",         "cuMemcpy",           "cuMemset",          "cuGraphLaunch", "cuStreamSynchronize",
+      "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuMemFree"};
   if (name == nullptr) return false;
   if (runtime) {
     for (const char* prefix : kRuntime) {

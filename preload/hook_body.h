@@ -13,17 +13,17 @@
 
 #include "preload/in_hook.h"
 
-#define SS_RECORDED_CALL(result_type, api_id, stack, args, describe)             \
-  do {                                                                            \
-    if (!recording() || tls_in_hook) return real args;                            \
-    ThreadState* thread = current_thread_state();                                 \
-    if (thread == nullptr) return real args;                                      \
-    tls_in_hook = true;                                                           \
-    CallRecord r(api_id, stack);                                                  \
-    describe;                                                                     \
-    r.begin();                                                                    \
-    result_type result = real args;                                               \
-    r.end(thread, static_cast<int>(result));                                      \
-    tls_in_hook = false;                                                          \
-    return result;                                                                \
+#define SS_RECORDED_CALL(result_type, api_id, stack, args, describe) \
+  do {                                                               \
+    if (!recording() || tls_in_hook) return real args;               \
+    ThreadState* thread = current_thread_state();                    \
+    if (thread == nullptr) return real args;                         \
+    tls_in_hook = true;                                              \
+    CallRecord r(api_id, stack);                                     \
+    describe;                                                        \
+    r.begin();                                                       \
+    result_type result = real args;                                  \
+    r.end(thread, static_cast<int>(result));                         \
+    tls_in_hook = false;                                             \
+    return result;                                                   \
   } while (0)

@@ -49,15 +49,15 @@ __attribute__((noinline, cold)) void* resolve(int index) { return resolve_real_d
 }  // namespace syncscope::preload
 
 #define SS_API(...)
-#define SS_DRIVER_API(name, family, stack, params, args, describe)                         \
-  extern "C" SS_EXPORT CUresult name params {                                               \
-    using namespace ::syncscope::preload;                                                   \
-    using Fn = CUresult(*) params;                                                          \
-    void* raw = g_real[kDriver_##name].load(std::memory_order_acquire);                     \
-    if (__builtin_expect(raw == nullptr, 0)) raw = resolve(kDriver_##name);                 \
-    if (raw == nullptr) return CUDA_ERROR_NOT_FOUND;                                        \
-    Fn real = reinterpret_cast<Fn>(raw);                                                    \
-    SS_RECORDED_CALL(CUresult, ::syncscope::ApiId::name, stack, args, describe);            \
+#define SS_DRIVER_API(name, family, stack, params, args, describe)               \
+  extern "C" SS_EXPORT CUresult name params {                                    \
+    using namespace ::syncscope::preload;                                        \
+    using Fn = CUresult(*) params;                                               \
+    void* raw = g_real[kDriver_##name].load(std::memory_order_acquire);          \
+    if (__builtin_expect(raw == nullptr, 0)) raw = resolve(kDriver_##name);      \
+    if (raw == nullptr) return CUDA_ERROR_NOT_FOUND;                             \
+    Fn real = reinterpret_cast<Fn>(raw);                                         \
+    SS_RECORDED_CALL(CUresult, ::syncscope::ApiId::name, stack, args, describe); \
   }
 #include "trace/cuda_api_table.def"
 #undef SS_DRIVER_API

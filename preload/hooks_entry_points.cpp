@@ -44,7 +44,7 @@ void* swap_entry_point(const char* symbol, void* real);
 using namespace syncscope::preload;
 
 extern "C" SS_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
-                                                   CUdriverProcAddressQueryResult* symbolStatus) {
+                                                  CUdriverProcAddressQueryResult* symbolStatus) {
   auto real = reinterpret_cast<GetProcAddressV2>(real_get_proc_v2());
   if (real == nullptr) return CUDA_ERROR_NOT_FOUND;
   CUresult result = real(symbol, pfn, cudaVersion, flags, symbolStatus);
@@ -126,12 +126,12 @@ __asm__(
     ".globl dlsym\n"
     ".type dlsym, @function\n"
     "dlsym:\n"
-    "  movq (%rsp), %rdx\n"                 // the caller's return address
-    "  cmpq $-1, %rdi\n"                    // RTLD_NEXT is (void*)-1
+    "  movq (%rsp), %rdx\n"  // the caller's return address
+    "  cmpq $-1, %rdi\n"     // RTLD_NEXT is (void*)-1
     "  jne syncscope_dlsym_lookup\n"
     "  pushq %rdi\n"
     "  pushq %rsi\n"
-    "  subq $8, %rsp\n"                      // 16-byte alignment for the call
+    "  subq $8, %rsp\n"  // 16-byte alignment for the call
     "  call syncscope_real_dlsym_address\n"
     "  addq $8, %rsp\n"
     "  popq %rsi\n"
@@ -144,7 +144,7 @@ __asm__(
     ".globl dlsym\n"
     ".type dlsym, %function\n"
     "dlsym:\n"
-    "  mov x2, x30\n"                       // the caller's return address
+    "  mov x2, x30\n"  // the caller's return address
     "  cmn x0, #1\n"
     "  b.ne syncscope_dlsym_lookup\n"
     "  stp x0, x1, [sp, #-32]!\n"
@@ -177,32 +177,29 @@ void swap_fetched(const char* symbol, void** fn, int cuda_version, unsigned long
 // ABI, which for a CUDA 12 or 13 runtime is the current one.
 constexpr int kRuntimeAbiVersion = 12000;
 
-#define SS_ENTRY_POINT(name)                                                                              \
-  extern "C" SS_EXPORT cudaError_t name(const char* symbol, void** funcPtr, unsigned long long flags,      \
-                                        cudaDriverEntryPointQueryResult* driverStatus) {                  \
-    static std::atomic<void*> slot{nullptr};                                                              \
-    auto real = reinterpret_cast<EntryPoint>(                                                             \
-        real_function(slot, RealLibrary::kCudaRuntime, #name));                                           \
-    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                                      \
-    cudaError_t result = real(symbol, funcPtr, flags, driverStatus);                                      \
-    if (result == cudaSuccess) swap_fetched(symbol, funcPtr, kRuntimeAbiVersion, flags);                  \
-    return result;                                                                                        \
+#define SS_ENTRY_POINT(name)                                                                          \
+  extern "C" SS_EXPORT cudaError_t name(const char* symbol, void** funcPtr, unsigned long long flags, \
+                                        cudaDriverEntryPointQueryResult* driverStatus) {              \
+    static std::atomic<void*> slot{nullptr};                                                          \
+    auto real = reinterpret_cast<EntryPoint>(real_function(slot, RealLibrary::kCudaRuntime, #name));  \
+    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                                  \
+    cudaError_t result = real(symbol, funcPtr, flags, driverStatus);                                  \
+    if (result == cudaSuccess) swap_fetched(symbol, funcPtr, kRuntimeAbiVersion, flags);              \
+    return result;                                                                                    \
   }
 SS_ENTRY_POINT(cudaGetDriverEntryPoint)
 SS_ENTRY_POINT(cudaGetDriverEntryPoint_ptsz)
 #undef SS_ENTRY_POINT
 
-#define SS_ENTRY_POINT_BY_VERSION(name)                                                                   \
-  extern "C" SS_EXPORT cudaError_t name(const char* symbol, void** funcPtr, unsigned int cudaVersion,     \
-                                        unsigned long long flags,                                          \
-                                        cudaDriverEntryPointQueryResult* driverStatus) {                  \
-    static std::atomic<void*> slot{nullptr};                                                              \
-    auto real = reinterpret_cast<EntryPointByVersion>(                                                    \
-        real_function(slot, RealLibrary::kCudaRuntime, #name));                                           \
-    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                                      \
-    cudaError_t result = real(symbol, funcPtr, cudaVersion, flags, driverStatus);                         \
-    if (result == cudaSuccess) swap_fetched(symbol, funcPtr, static_cast<int>(cudaVersion), flags);       \
-    return result;                                                                                        \
+#define SS_ENTRY_POINT_BY_VERSION(name)                                                                            \
+  extern "C" SS_EXPORT cudaError_t name(const char* symbol, void** funcPtr, unsigned int cudaVersion,              \
+                                        unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) { \
+    static std::atomic<void*> slot{nullptr};                                                                       \
+    auto real = reinterpret_cast<EntryPointByVersion>(real_function(slot, RealLibrary::kCudaRuntime, #name));      \
+    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                                               \
+    cudaError_t result = real(symbol, funcPtr, cudaVersion, flags, driverStatus);                                  \
+    if (result == cudaSuccess) swap_fetched(symbol, funcPtr, static_cast<int>(cudaVersion), flags);                \
+    return result;                                                                                                 \
   }
 SS_ENTRY_POINT_BY_VERSION(cudaGetDriverEntryPointByVersion)
 SS_ENTRY_POINT_BY_VERSION(cudaGetDriverEntryPointByVersion_ptsz)

@@ -17,15 +17,15 @@
 
 #define SS_EXPORT __attribute__((visibility("default")))
 
-#define SS_API(name, family, stack, params, args, describe)                              \
-  extern "C" SS_EXPORT cudaError_t name params {                                          \
-    using namespace ::syncscope::preload;                                                 \
-    using Fn = cudaError_t(*) params;                                                     \
-    static std::atomic<void*> real_slot{nullptr};                                         \
-    void* raw = real_function(real_slot, RealLibrary::kCudaRuntime, #name);               \
-    if (raw == nullptr) return cudaErrorSharedObjectSymbolNotFound;                       \
-    Fn real = reinterpret_cast<Fn>(raw);                                                  \
-    SS_RECORDED_CALL(cudaError_t, ::syncscope::ApiId::name, stack, args, describe);       \
+#define SS_API(name, family, stack, params, args, describe)                         \
+  extern "C" SS_EXPORT cudaError_t name params {                                    \
+    using namespace ::syncscope::preload;                                           \
+    using Fn = cudaError_t(*) params;                                               \
+    static std::atomic<void*> real_slot{nullptr};                                   \
+    void* raw = real_function(real_slot, RealLibrary::kCudaRuntime, #name);         \
+    if (raw == nullptr) return cudaErrorSharedObjectSymbolNotFound;                 \
+    Fn real = reinterpret_cast<Fn>(raw);                                            \
+    SS_RECORDED_CALL(cudaError_t, ::syncscope::ApiId::name, stack, args, describe); \
   }
 #define SS_DRIVER_API(...)
 #include "trace/cuda_api_table.def"

@@ -29,21 +29,30 @@ MemoryKind classify_pointer(const void* ptr, bool allow_query) {
     return MemoryKind::kUnknown;
   }
   switch (attributes.type) {
-    case cudaMemoryTypeUnregistered: return MemoryKind::kHostPageable;
-    case cudaMemoryTypeHost: return MemoryKind::kHostPinned;
-    case cudaMemoryTypeDevice: return MemoryKind::kDevice;
-    case cudaMemoryTypeManaged: return MemoryKind::kManaged;
+    case cudaMemoryTypeUnregistered:
+      return MemoryKind::kHostPageable;
+    case cudaMemoryTypeHost:
+      return MemoryKind::kHostPinned;
+    case cudaMemoryTypeDevice:
+      return MemoryKind::kDevice;
+    case cudaMemoryTypeManaged:
+      return MemoryKind::kManaged;
   }
   return MemoryKind::kUnknown;
 }
 
 HostMem host_mem_of(MemoryKind kind) {
   switch (kind) {
-    case MemoryKind::kHostPageable: return HostMem::kPageable;
-    case MemoryKind::kHostPinned: return HostMem::kPinned;
-    case MemoryKind::kManaged: return HostMem::kManaged;
-    case MemoryKind::kDevice: return HostMem::kNone;
-    case MemoryKind::kUnknown: return HostMem::kUnknown;
+    case MemoryKind::kHostPageable:
+      return HostMem::kPageable;
+    case MemoryKind::kHostPinned:
+      return HostMem::kPinned;
+    case MemoryKind::kManaged:
+      return HostMem::kManaged;
+    case MemoryKind::kDevice:
+      return HostMem::kNone;
+    case MemoryKind::kUnknown:
+      return HostMem::kUnknown;
   }
   return HostMem::kUnknown;
 }

@@ -15,11 +15,11 @@
 namespace syncscope::preload {
 
 struct ImportSlot {
-  void** address;       // the GOT entry
-  const char* symbol;   // imported (undefined) symbol it is bound to
-  const char* object;   // path of the importing object ("" for the executable)
+  void** address;      // the GOT entry
+  const char* symbol;  // imported (undefined) symbol it is bound to
+  const char* object;  // path of the importing object ("" for the executable)
   uintptr_t object_base;
-  bool relro;           // inside PT_GNU_RELRO: read-only after relocation
+  bool relro;  // inside PT_GNU_RELRO: read-only after relocation
 };
 
 // Calls visit(slot, context) for every import slot of every loaded object

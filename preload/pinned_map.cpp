@@ -74,8 +74,10 @@ PinnedMap::Lookup PinnedMap::find(uint64_t ptr) const {
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
       uint32_t mid = (lo + hi) / 2;
-      if (std::atomic_ref<uint64_t>(ranges_[mid].begin).load(std::memory_order_relaxed) <= ptr) lo = mid + 1;
-      else hi = mid;
+      if (std::atomic_ref<uint64_t>(ranges_[mid].begin).load(std::memory_order_relaxed) <= ptr)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     bool hit = lo > 0 && ptr < std::atomic_ref<uint64_t>(ranges_[lo - 1].end).load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);

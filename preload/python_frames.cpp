@@ -41,13 +41,12 @@ bool resolve(Fn* out, const char* name) {
 
 bool load_api() {
   PythonApi api{};
-  bool ok = resolve(&api.thread_frame, "PyThreadState_GetFrame") &&
-            resolve(&api.frame_code, "PyFrame_GetCode") && resolve(&api.frame_line, "PyFrame_GetLineNumber") &&
-            resolve(&api.frame_back, "PyFrame_GetBack") && resolve(&api.incref, "Py_IncRef") &&
-            resolve(&api.decref, "Py_DecRef") && resolve(&api.get_attr, "PyObject_GetAttrString") &&
-            resolve(&api.as_utf8, "PyUnicode_AsUTF8") && resolve(&api.as_long, "PyLong_AsLong") &&
-            resolve(&api.err_fetch, "PyErr_Fetch") && resolve(&api.err_restore, "PyErr_Restore") &&
-            resolve(&api.err_clear, "PyErr_Clear");
+  bool ok = resolve(&api.thread_frame, "PyThreadState_GetFrame") && resolve(&api.frame_code, "PyFrame_GetCode") &&
+            resolve(&api.frame_line, "PyFrame_GetLineNumber") && resolve(&api.frame_back, "PyFrame_GetBack") &&
+            resolve(&api.incref, "Py_IncRef") && resolve(&api.decref, "Py_DecRef") &&
+            resolve(&api.get_attr, "PyObject_GetAttrString") && resolve(&api.as_utf8, "PyUnicode_AsUTF8") &&
+            resolve(&api.as_long, "PyLong_AsLong") && resolve(&api.err_fetch, "PyErr_Fetch") &&
+            resolve(&api.err_restore, "PyErr_Restore") && resolve(&api.err_clear, "PyErr_Clear");
   // The thread state without the fatal error PyThreadState_Get raises on NULL.
   ok = ok && resolve(&api.this_thread_state, "PyGILState_GetThisThreadState");
   ok = ok && (resolve(&api.thread_state, "PyThreadState_GetUnchecked") ||
@@ -130,8 +129,8 @@ uint32_t code_id(void* code) {
       std::free(qualname);
       qualname = string_attr(code, "co_name");
     }
-    g_codes[id] = CodeInfo{string_attr(code, "co_filename"), qualname,
-                           static_cast<uint32_t>(long_attr(code, "co_firstlineno"))};
+    g_codes[id] =
+        CodeInfo{string_attr(code, "co_filename"), qualname, static_cast<uint32_t>(long_attr(code, "co_firstlineno"))};
     g_api.err_restore(type, value, traceback);
     g_api.incref(code);  // kept alive: its address can never be reused
     g_slots[index].id = id;

@@ -139,8 +139,8 @@ void restore_thread_hook(void* thread_state) {
     }
     complete_pending(thread);
   }
-  if (__builtin_expect(released != 0 && g_frameless_at.load(std::memory_order_relaxed) > released, 0) &&
-      !tls_in_hook && recording()) {
+  if (__builtin_expect(released != 0 && g_frameless_at.load(std::memory_order_relaxed) > released, 0) && !tls_in_hook &&
+      recording()) {
     thread = current_thread_state();
     if (thread != nullptr && g_frameless_tid.load(std::memory_order_relaxed) != thread->tid) {
       record_gil_wait(thread, released);

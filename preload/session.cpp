@@ -46,8 +46,9 @@ std::vector<std::string> blind_spots() {
   spots.push_back(
       "driver functions the CUDA runtime fetched when it started (its own cuLaunchKernel, cuMemcpy...): "
       "runtime calls are recorded, their driver-level twins are not");
-  std::string cached = "driver function pointers looked up before the attach (dlsym, cuGetProcAddress, "
-                       "cudaGetDriverEntryPoint)";
+  std::string cached =
+      "driver function pointers looked up before the attach (dlsym, cuGetProcAddress, "
+      "cudaGetDriverEntryPoint)";
   if (object_loaded("libtorch_cuda")) cached += ": PyTorch's driver table (expandable segments' cuMemCreate/cuMemMap)";
   if (object_loaded("triton")) cached += ", Triton launchers already built";
   spots.push_back(cached);

@@ -10,10 +10,10 @@
 namespace syncscope::preload {
 
 struct StackTable::Slot {
-  std::atomic<uint64_t> hash;  // 0 = empty; claimed by CAS
-  std::atomic<uint32_t> depth; // written before `ready`
+  std::atomic<uint64_t> hash;   // 0 = empty; claimed by CAS
+  std::atomic<uint32_t> depth;  // written before `ready`
   std::atomic<uint32_t> python_depth;
-  std::atomic<uint32_t> ready; // 1 once pcs are stored
+  std::atomic<uint32_t> ready;  // 1 once pcs are stored
 };
 
 namespace {
@@ -37,8 +37,7 @@ uint64_t hash_stack(const uint64_t* pcs, uint32_t depth, const uint64_t* python,
 }
 
 void* map_zeroed(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
 }
 

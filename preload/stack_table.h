@@ -16,8 +16,7 @@ class StackTable {
 
   bool init();  // maps the storage; false if memory cannot be had
   // Returns the id (>= 1) of the stack, interning it if new; 0 if full or uninitialised.
-  uint32_t intern(const uint64_t* pcs, uint32_t depth, const uint64_t* python = nullptr,
-                  uint32_t python_depth = 0);
+  uint32_t intern(const uint64_t* pcs, uint32_t depth, const uint64_t* python = nullptr, uint32_t python_depth = 0);
 
   struct Published {
     uint32_t id;
@@ -37,9 +36,9 @@ class StackTable {
  private:
   struct Slot;
   Slot* slots_ = nullptr;
-  uint64_t* pcs_ = nullptr;   // kCapacity * kMaxStackDepth
+  uint64_t* pcs_ = nullptr;     // kCapacity * kMaxStackDepth
   uint64_t* python_ = nullptr;  // kCapacity * kMaxPythonDepth
-  uint32_t* order_ = nullptr; // slot index + 1, in publication order
+  uint32_t* order_ = nullptr;   // slot index + 1, in publication order
 };
 
 StackTable& stack_table();

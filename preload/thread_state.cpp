@@ -47,16 +47,14 @@ ThreadState* create_thread_state() {
   // or has replaced malloc, and pages are only committed as the ring fills.
   void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) return nullptr;
-  auto* storage = reinterpret_cast<Event*>(static_cast<char*>(memory) +
-                                           ((sizeof(ThreadState) + 63) & ~size_t{63}));
+  auto* storage = reinterpret_cast<Event*>(static_cast<char*>(memory) + ((sizeof(ThreadState) + 63) & ~size_t{63}));
   auto* state = new (memory) ThreadState(storage, capacity);
   state->tid = static_cast<uint32_t>(syscall(SYS_gettid));
   state->mapping_bytes = bytes;
   ThreadState* head = g_registry.load(std::memory_order_relaxed);
   do {
     state->next = head;
-  } while (!g_registry.compare_exchange_weak(head, state, std::memory_order_release,
-                                             std::memory_order_relaxed));
+  } while (!g_registry.compare_exchange_weak(head, state, std::memory_order_release, std::memory_order_relaxed));
   tls_state = state;
   register_exit_marker();
   ensure_collector_running();

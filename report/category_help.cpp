@@ -31,10 +31,14 @@ const CategoryHelp& category_help(Category c) {
       "Issue copies on a side stream (torch.cuda.Stream()) and order them with events (wait_stream/record_stream); "
       "avoid the legacy default stream (use per-thread default streams or explicit streams)."};
   switch (c) {
-    case Category::kHiddenSync: return kHiddenSync;
-    case Category::kPageableCopy: return kPageableCopy;
-    case Category::kAllocatorChurn: return kAllocatorChurn;
-    case Category::kDefaultStream: return kDefaultStream;
+    case Category::kHiddenSync:
+      return kHiddenSync;
+    case Category::kPageableCopy:
+      return kPageableCopy;
+    case Category::kAllocatorChurn:
+      return kAllocatorChurn;
+    case Category::kDefaultStream:
+      return kDefaultStream;
   }
   return kHiddenSync;
 }

@@ -16,9 +16,12 @@ FindingLevel finding_level(const ProcessReport& process, const ReportedFinding& 
 
 const char* level_name(FindingLevel level) {
   switch (level) {
-    case FindingLevel::kError: return "error";
-    case FindingLevel::kWarning: return "warning";
-    case FindingLevel::kNote: return "note";
+    case FindingLevel::kError:
+      return "error";
+    case FindingLevel::kWarning:
+      return "warning";
+    case FindingLevel::kNote:
+      return "note";
   }
   return "note";
 }

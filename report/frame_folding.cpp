@@ -52,17 +52,39 @@ size_t closing(std::string_view s, size_t open) {
 FrameKind classify_name(const std::string& name) {
   // The dispatcher's path from an at:: call to the kernel and back out of
   // the Python binding: none of it is code anyone edits.
-  static constexpr std::string_view kDispatcher[] = {
-      "c10::impl::", "c10::Dispatcher::", "c10::KernelFunction", "c10::BoxedKernel", "c10::OperatorHandle",
-      "c10::TypedOperatorHandle", "c10::callUnboxedKernelFunction", "c10::boxing::", "c10::function_ref",
-      "at::_ops::", "torch::autograd::VariableType::", "torch::ADInplaceOrView::", "torch::TraceType::",
-      "torch::autograd::Engine::", "torch::autograd::python::PythonEngine::", "torch::autograd::call_function",
-      "torch::autograd::Node::operator()",
-      "std::function<", "std::_Function_handler", "std::__invoke", "std::invoke", "pybind11::cpp_function",
-      "pybind11::detail::"};
-  static constexpr std::string_view kStartup[] = {
-      "start_thread", "clone", "clone3", "__clone", "__clone3", "__libc_start_main", "__libc_start_call_main",
-      "_start", "std::execute_native_thread_routine", "std::thread::_State_impl"};
+  static constexpr std::string_view kDispatcher[] = {"c10::impl::",
+                                                     "c10::Dispatcher::",
+                                                     "c10::KernelFunction",
+                                                     "c10::BoxedKernel",
+                                                     "c10::OperatorHandle",
+                                                     "c10::TypedOperatorHandle",
+                                                     "c10::callUnboxedKernelFunction",
+                                                     "c10::boxing::",
+                                                     "c10::function_ref",
+                                                     "at::_ops::",
+                                                     "torch::autograd::VariableType::",
+                                                     "torch::ADInplaceOrView::",
+                                                     "torch::TraceType::",
+                                                     "torch::autograd::Engine::",
+                                                     "torch::autograd::python::PythonEngine::",
+                                                     "torch::autograd::call_function",
+                                                     "torch::autograd::Node::operator()",
+                                                     "std::function<",
+                                                     "std::_Function_handler",
+                                                     "std::__invoke",
+                                                     "std::invoke",
+                                                     "pybind11::cpp_function",
+                                                     "pybind11::detail::"};
+  static constexpr std::string_view kStartup[] = {"start_thread",
+                                                  "clone",
+                                                  "clone3",
+                                                  "__clone",
+                                                  "__clone3",
+                                                  "__libc_start_main",
+                                                  "__libc_start_call_main",
+                                                  "_start",
+                                                  "std::execute_native_thread_routine",
+                                                  "std::thread::_State_impl"};
   for (std::string_view p : kDispatcher) {
     if (starts_with(name, p)) return FrameKind::kDispatcher;
   }
@@ -80,9 +102,11 @@ FrameKind classify_name(const std::string& name) {
   }
   // CPython's call protocol, in libpython or a statically linked python3.
   static constexpr std::string_view kInterpreter[] = {
-      "_PyEval_", "PyEval_", "PyObject_Call", "PyObject_Vectorcall", "_PyObject_", "_PyFunction_",
-      "PyVectorcall_", "_PyVectorcall_", "_PyCFunction", "PyCFunction_", "cfunction_", "method_vectorcall",
-      "Py_RunMain", "Py_BytesMain", "pymain_", "_PyRun_", "PyRun_", "_Py_"};
+      "_PyEval_",     "PyEval_",      "PyObject_Call", "PyObject_Vectorcall",
+      "_PyObject_",   "_PyFunction_", "PyVectorcall_", "_PyVectorcall_",
+      "_PyCFunction", "PyCFunction_", "cfunction_",    "method_vectorcall",
+      "Py_RunMain",   "Py_BytesMain", "pymain_",       "_PyRun_",
+      "PyRun_",       "_Py_"};
   for (std::string_view p : kInterpreter) {
     if (starts_with(name, p)) return FrameKind::kInterpreter;
   }
@@ -182,10 +206,14 @@ FrameKind frame_kind(const Frame& frame) {
 
 const char* frame_kind_name(FrameKind kind) {
   switch (kind) {
-    case FrameKind::kShown: return "shown";
-    case FrameKind::kDispatcher: return "dispatcher";
-    case FrameKind::kInterpreter: return "interpreter";
-    case FrameKind::kStartup: return "startup";
+    case FrameKind::kShown:
+      return "shown";
+    case FrameKind::kDispatcher:
+      return "dispatcher";
+    case FrameKind::kInterpreter:
+      return "interpreter";
+    case FrameKind::kStartup:
+      return "startup";
   }
   return "?";
 }

@@ -40,8 +40,8 @@ const char* frame_kind_name(FrameKind kind);  // "dispatcher", "interpreter", "s
 std::string short_frame_text(const Frame& frame);
 
 struct FoldOptions {
-  bool full = false;    // every frame, unelided (--full-frames)
-  int max_frames = 6;   // frames of their own shown before "… N more"
+  bool full = false;   // every frame, unelided (--full-frames)
+  int max_frames = 6;  // frames of their own shown before "… N more"
 };
 
 struct FoldedLine {

@@ -10,10 +10,14 @@ namespace syncscope {
 std::string github_escape_data(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else out += c;
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else
+      out += c;
   }
   return out;
 }
@@ -21,9 +25,12 @@ std::string github_escape_data(const std::string& text) {
 std::string github_escape_property(const std::string& text) {
   std::string out;
   for (char c : github_escape_data(text)) {
-    if (c == ':') out += "%3A";
-    else if (c == ',') out += "%2C";
-    else out += c;
+    if (c == ':')
+      out += "%3A";
+    else if (c == ',')
+      out += "%2C";
+    else
+      out += c;
   }
   return out;
 }
@@ -32,8 +39,8 @@ std::string findings_github(const Report& report, const std::string& workspace) 
   std::string out;
   // First, and always an error: the annotations below may be missing some.
   for (const RecordingProblem& p : report.recording.problems) {
-    out += "::error title=" + github_escape_property("syncscope recording incomplete") + "::" +
-           github_escape_data(problem_message(p)) + "\n";
+    out += "::error title=" + github_escape_property("syncscope recording incomplete") +
+           "::" + github_escape_data(problem_message(p)) + "\n";
   }
   for (const ProcessReport& p : report.processes) {
     std::string cwd = p.trace->info(info_key::kCwd);
@@ -50,11 +57,11 @@ std::string findings_github(const Report& report, const std::string& workspace) 
       }
       properties += "title=" + github_escape_property(std::string("syncscope ") + category_name(finding.category) +
                                                       " (" + p.label() + ")");
-      std::string message = std::string(category_help(finding.category).summary) + " " + finding_summary(f) +
-                            " at " + finding_where(f) + "\n" + finding.hint;
+      std::string message = std::string(category_help(finding.category).summary) + " " + finding_summary(f) + " at " +
+                            finding_where(f) + "\n" + finding.hint;
       FindingLevel level = finding_level(p, f);
-      out += "::" + std::string(level == FindingLevel::kNote ? "notice" : level_name(level)) + " " + properties + "::" +
-             github_escape_data(message) + "\n";
+      out += "::" + std::string(level == FindingLevel::kNote ? "notice" : level_name(level)) + " " + properties +
+             "::" + github_escape_data(message) + "\n";
     }
   }
   return out;

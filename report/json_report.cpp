@@ -9,9 +9,7 @@
 namespace syncscope {
 namespace {
 
-nlohmann::json frame_json(const Frame& f) {
-  return {{"module", f.module}, {"symbol", f.symbol}, {"offset", f.offset}};
-}
+nlohmann::json frame_json(const Frame& f) { return {{"module", f.module}, {"symbol", f.symbol}, {"offset", f.offset}}; }
 
 nlohmann::json python_json(const std::vector<PythonSiteFrame>& frames) {
   nlohmann::json out = nlohmann::json::array();
@@ -29,7 +27,9 @@ nlohmann::json user_frame_json(const UserFrame& u) {
           {"language", u.python ? "python" : "native"}};
 }
 
-nlohmann::json number_or_null(bool present, double value) { return present ? nlohmann::json(value) : nlohmann::json(nullptr); }
+nlohmann::json number_or_null(bool present, double value) {
+  return present ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
 
 // A phase's GPU figures (docs/findings-schema.md, GPU), null without a timeline.
 nlohmann::json gpu_json(const Analysis& analysis, size_t phase) {
@@ -74,7 +74,8 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
   }
   nlohmann::json waiter = nullptr;
   if (f.waiter_stack_id != 0 || f.waiter_tid != 0) {
-    waiter = {{"tid", f.waiter_tid}, {"name", thread_name(trace, f.waiter_tid)}, {"python", python_json(site.waiter_python)}};
+    waiter = {
+        {"tid", f.waiter_tid}, {"name", thread_name(trace, f.waiter_tid)}, {"python", python_json(site.waiter_python)}};
   }
   const PhaseInfo* phase = finding_phase(p, f);
   nlohmann::json suppressed = nullptr;
@@ -89,7 +90,8 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"gpu_idle_share", number_or_null(f.gpu_measured, f.gpu_idle_share)},
       {"gpu_copy_us", number_or_null(copies, static_cast<double>(f.gpu_copy_ns) / 1e3)},
       {"gpu_overlap_share",
-       number_or_null(copies, copies ? static_cast<double>(f.gpu_copy_overlap_ns) / static_cast<double>(f.gpu_copy_ns) : 0)},
+       number_or_null(copies,
+                      copies ? static_cast<double>(f.gpu_copy_overlap_ns) / static_cast<double>(f.gpu_copy_ns) : 0)},
       {"gpu_serialized_us_per_step", number_or_null(copies, f.gpu_serialized_ns_per_step / 1e3)},
       {"category", category_name(f.category)},
       {"phase", phase_name(f.phase)},

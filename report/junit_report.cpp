@@ -12,11 +12,21 @@ std::string xml_escape(const std::string& text) {
   std::string out;
   for (unsigned char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 allows no control characters but tab, newline and return.
         if (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += static_cast<char>(c);
@@ -47,8 +57,8 @@ std::string findings_junit(const Report& report) {
   size_t total_tests = 0, total_failures = 0;
   for (const ProcessReport& p : report.processes) {
     std::string suite_name = "syncscope " + p.label();
-    std::string classname = p.rank.empty() ? "syncscope.pid" + std::to_string(p.trace->header.pid)
-                                           : "syncscope.rank" + p.rank;
+    std::string classname =
+        p.rank.empty() ? "syncscope.pid" + std::to_string(p.trace->header.pid) : "syncscope.rank" + p.rank;
     std::ostringstream cases;
     size_t failures = 0;
     for (Category c : kAllCategories) {
@@ -75,8 +85,8 @@ std::string findings_junit(const Report& report) {
     size_t tests = std::size(kAllCategories);
     total_tests += tests;
     total_failures += failures;
-    suites << "  <testsuite name=\"" << xml_escape(suite_name) << "\" tests=\"" << tests << "\" failures=\""
-           << failures << "\" errors=\"0\" skipped=\"0\" time=\"" << p.summary.wall_ns / 1e9 << "\">\n"
+    suites << "  <testsuite name=\"" << xml_escape(suite_name) << "\" tests=\"" << tests << "\" failures=\"" << failures
+           << "\" errors=\"0\" skipped=\"0\" time=\"" << p.summary.wall_ns / 1e9 << "\">\n"
            << cases.str() << "  </testsuite>\n";
   }
   // Only when something is missing: one failing case a JUnit viewer cannot overlook.

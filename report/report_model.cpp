@@ -190,11 +190,12 @@ Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions
     }
     report.processes.push_back(report_process(trace, options));
   }
-  std::stable_sort(report.processes.begin(), report.processes.end(), [](const ProcessReport& a, const ProcessReport& b) {
-    long ra = rank_number(a.rank), rb = rank_number(b.rank);
-    if (ra != rb) return ra < rb;
-    return a.trace->header.pid < b.trace->header.pid;
-  });
+  std::stable_sort(report.processes.begin(), report.processes.end(),
+                   [](const ProcessReport& a, const ProcessReport& b) {
+                     long ra = rank_number(a.rank), rb = rank_number(b.rank);
+                     if (ra != rb) return ra < rb;
+                     return a.trace->header.pid < b.trace->header.pid;
+                   });
   for (const ProcessReport& p : report.processes) {
     report.gate_failed |= p.gate_failed;
     for (const ReportedFinding& f : p.findings) {

@@ -48,9 +48,9 @@ struct ProcessReport {
   std::shared_ptr<Symbolizer> symbolizer;  // shared so a ProcessReport can be copied
   ApiSummary summary;
   Analysis analysis;
-  std::vector<ReportedFinding> findings;  // in analysis order: steady first, worst first
+  std::vector<ReportedFinding> findings;     // in analysis order: steady first, worst first
   std::string rank, local_rank, world_size;  // from the environment; "" when absent
-  std::vector<CategoryVerdict> verdicts;      // one per category
+  std::vector<CategoryVerdict> verdicts;     // one per category
   bool gate_failed = false;
   double sync_events_per_step = 0;  // steady hidden-sync calls per step, suppressed ones excluded
   // Per Analysis::phases: the user frame of the phase's step marker (the
@@ -83,8 +83,8 @@ struct Report {
   ReportPolicy policy;
   std::vector<uint64_t> suppression_hits;  // per rule: findings it suppressed
   uint64_t suppressed = 0;
-  uint64_t known = 0;                      // findings matched in the baseline
-  bool gate_failed = false;                // findings exceed the gate's budgets
+  uint64_t known = 0;        // findings matched in the baseline
+  bool gate_failed = false;  // findings exceed the gate's budgets
   RankComparison ranks;
   RecordingStatus recording;  // build_report lists dropped events; the caller adds what the launcher saw
 

@@ -8,9 +8,10 @@
 namespace syncscope {
 
 bool is_library_module(const std::string& module) {
-  static const char* kPrefixes[] = {"libsyncscope", "libcudart", "libcuda.", "libc.so", "libc-", "libstdc++",
-                                    "libgcc", "ld-linux", "libtorch", "libc10", "libpython", "python3",
-                                    "libcublas", "libcudnn", "libnccl", "libm.so", "libpthread", "libffi", "_ctypes"};
+  static const char* kPrefixes[] = {"libsyncscope", "libcudart",  "libcuda.",  "libc.so",  "libc-",
+                                    "libstdc++",    "libgcc",     "ld-linux",  "libtorch", "libc10",
+                                    "libpython",    "python3",    "libcublas", "libcudnn", "libnccl",
+                                    "libm.so",      "libpthread", "libffi",    "_ctypes"};
   for (const char* p : kPrefixes) {
     if (module.rfind(p, 0) == 0) return true;
   }
@@ -19,8 +20,8 @@ bool is_library_module(const std::string& module) {
 
 bool is_library_python_file(const std::string& file) {
   // syncscope-python/: syncscope's own sitecustomize (the optimizer-step hook).
-  static const char* kMarkers[] = {"/site-packages/", "/dist-packages/", "/torch/", "/lib/python3", "<frozen ", "/syncscope-python/",
-                                   "<string>"};
+  static const char* kMarkers[] = {"/site-packages/", "/dist-packages/",    "/torch/", "/lib/python3",
+                                   "<frozen ",        "/syncscope-python/", "<string>"};
   for (const char* m : kMarkers) {
     if (file.find(m) != std::string::npos) return true;
   }

@@ -41,8 +41,8 @@ std::string path_inside(const std::string& path, const std::string& root) {
 std::string uri_escape_path(const std::string& path) {
   std::string out;
   for (unsigned char c : path) {
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '/' || c == '-' || c == '_' || c == '.' || c == '~' || c == '+' || c == '@' || c == ':';
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '-' ||
+                 c == '_' || c == '.' || c == '~' || c == '+' || c == '@' || c == ':';
     if (plain) {
       out += static_cast<char>(c);
     } else {

@@ -25,10 +25,10 @@ namespace syncscope {
 
 struct Frame {
   uint64_t pc = 0;
-  std::string module;       // basename of the object ("" if unknown)
-  std::string module_path;  // full path
-  std::string symbol;       // demangled function name, or "??"
-  uint64_t offset = 0;      // pc - symbol start (or - module bias when the symbol is unknown)
+  std::string module;           // basename of the object ("" if unknown)
+  std::string module_path;      // full path
+  std::string symbol;           // demangled function name, or "??"
+  uint64_t offset = 0;          // pc - symbol start (or - module bias when the symbol is unknown)
   bool module_changed = false;  // the module's file is not the recorded build: left unsymbolized
 
   // "symbol+0x1f (libfoo.so)" or "libfoo.so+0x1234".

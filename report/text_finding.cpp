@@ -116,8 +116,10 @@ void render_thread(const ProcessReport& process, const ReportedFinding& r, const
   // "no Python" only says something in a process that has Python frames at all.
   const bool python_process = !trace.python_code.empty();
   std::string line = "on thread " + std::to_string(f.tid);
-  if (!name.empty()) line += " (" + name + ")" + (python_process ? ", no Python" : "");
-  else if (python_process) line += " (no Python)";
+  if (!name.empty())
+    line += " (" + name + ")" + (python_process ? ", no Python" : "");
+  else if (python_process)
+    line += " (no Python)";
   if (site.user_from_waiter) {
     line += "; waited for at " + user_location(site, trace.info(info_key::kCwd)) + " " + user_text(site);
   } else if (waited && f.waiter_tid != 0) {
@@ -165,8 +167,10 @@ void render_hint(const std::string& hint, const TextReportOptions& options, std:
   const std::string indent = std::string(kIndent) + std::string(label.size(), ' ');
   bool first = true;
   for (const std::string& line : wrap_words(hint, kScreenColumns - indent.size())) {
-    if (first) out << kIndent << bold << "hint:" << reset << " " << line << "\n";
-    else out << indent << line << "\n";
+    if (first)
+      out << kIndent << bold << "hint:" << reset << " " << line << "\n";
+    else
+      out << indent << line << "\n";
     first = false;
   }
 }

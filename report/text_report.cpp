@@ -1,7 +1,7 @@
 #include "report/text_report.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -35,8 +35,10 @@ void render_findings(const ProcessReport& p, const Report& report, const TextRep
     }
     (f.finding.phase == Phase::kSteady ? steady : other)++;
   }
-  if (steady == 0) out << "   no findings in steady state\n";
-  else out << "   findings (steady state, worst first):\n";
+  if (steady == 0)
+    out << "   no findings in steady state\n";
+  else
+    out << "   findings (steady state, worst first):\n";
   int rank = 0;
   for (const ReportedFinding& f : p.findings) {
     if (f.finding.phase != Phase::kSteady || f.suppressed_by >= 0) continue;
@@ -68,8 +70,10 @@ void render_findings(const ProcessReport& p, const Report& report, const TextRep
     }
     const char* red = options.color ? "\033[1;31m" : "";
     const char* reset = options.color ? "\033[0m" : "";
-    if (failures.empty()) out << "   gate: pass\n";
-    else out << "   " << red << "gate: FAIL" << reset << " " << failures << "\n";
+    if (failures.empty())
+      out << "   gate: pass\n";
+    else
+      out << "   " << red << "gate: FAIL" << reset << " " << failures << "\n";
   }
   out << "\n";
 }
@@ -115,7 +119,8 @@ std::string phase_line(const ProcessReport& p, size_t index) {
     how = "optimizer.step()";
     if (marker && marker->python) {
       if (!marker->source.empty()) how = marker->source;
-      how += " at " + display_source_path(marker->file, p.trace->info(info_key::kCwd)) + ":" + std::to_string(marker->line);
+      how += " at " + display_source_path(marker->file, p.trace->info(info_key::kCwd)) + ":" +
+             std::to_string(marker->line);
     }
   } else if (phase.source == StepSource::kBackward) {
     how = "one backward pass each, " + calls(phase.calls_per_step);
@@ -148,12 +153,24 @@ void render_gpu_line(const ProcessReport& p, std::ostream& out) {
     if (share < 0.005) continue;  // would print as 0%
     std::string what;
     switch (cause) {
-      case GpuIdleCause::kSync: what = "in syncs"; break;
-      case GpuIdleCause::kPageableCopy: what = "in pageable copies"; break;
-      case GpuIdleCause::kFree: what = "in device-wide frees"; break;
-      case GpuIdleCause::kLaunching: what = "launching"; break;
-      case GpuIdleCause::kOtherCall: what = "in other CUDA calls"; break;
-      case GpuIdleCause::kNoCall: what = python ? "in Python" : "outside CUDA calls"; break;
+      case GpuIdleCause::kSync:
+        what = "in syncs";
+        break;
+      case GpuIdleCause::kPageableCopy:
+        what = "in pageable copies";
+        break;
+      case GpuIdleCause::kFree:
+        what = "in device-wide frees";
+        break;
+      case GpuIdleCause::kLaunching:
+        what = "launching";
+        break;
+      case GpuIdleCause::kOtherCall:
+        what = "in other CUDA calls";
+        break;
+      case GpuIdleCause::kNoCall:
+        what = python ? "in Python" : "outside CUDA calls";
+        break;
     }
     causes.emplace_back(share, what);
   }
@@ -204,7 +221,8 @@ void render_api_table(const ApiSummary& summary, std::ostream& out) {
   for (const ApiStats& a : summary.apis) {
     std::string notes;
     for (const auto& [direction, n] : a.copies_by_direction) {
-      notes += std::string(notes.empty() ? "" : ", ") + std::string(direction_name(direction)) + " " + std::to_string(n);
+      notes +=
+          std::string(notes.empty() ? "" : ", ") + std::string(direction_name(direction)) + " " + std::to_string(n);
     }
     for (const auto& [mem, n] : a.copies_by_host_mem) {
       if (mem == static_cast<uint8_t>(HostMem::kNone)) continue;
@@ -244,8 +262,7 @@ void render_top_stacks(const ProcessReport& p, const TextReportOptions& options,
   }
 }
 
-void render_process(const ProcessReport& p, const Report& report, const TextReportOptions& options,
-                    std::ostream& out) {
+void render_process(const ProcessReport& p, const Report& report, const TextReportOptions& options, std::ostream& out) {
   const ProcessTrace& trace = *p.trace;
   const ApiSummary& summary = p.summary;
   std::string command = trace.info(info_key::kArgv);
@@ -265,8 +282,8 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
       << format_duration(summary.wall_ns) << ", " << format_duration(summary.host_ns_in_cuda)
       << " of host time inside them\n";
   if (summary.events_dropped > 0) {
-    out << "   dropped events: " << summary.events_dropped
-        << " (ring full; raise " << env::kRingEvents << " or lower " << env::kFlushMs << ")\n";
+    out << "   dropped events: " << summary.events_dropped << " (ring full; raise " << env::kRingEvents << " or lower "
+        << env::kFlushMs << ")\n";
   }
   if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
@@ -300,8 +317,8 @@ void render_rank_table(const Report& report, std::ostream& out) {
     out << "   " << pad(p.label(), 28) << lpad(steps.detected ? std::to_string(steps.steps) : "-", 8)
         << lpad(steps.detected ? format_duration(static_cast<uint64_t>(steps.step_ns)) : "-", 12)
         << lpad(steps.detected ? format_duration(static_cast<uint64_t>(p.analysis.blocked_ns_per_step)) : "-", 14)
-        << lpad(steps.detected ? syncs : "-", 12) << lpad(std::to_string(findings), 10) << (outlier ? "  <- stands out" : "")
-        << "\n";
+        << lpad(steps.detected ? syncs : "-", 12) << lpad(std::to_string(findings), 10)
+        << (outlier ? "  <- stands out" : "") << "\n";
   }
   for (const auto& o : report.ranks.outliers) {
     out << "   " << report.processes[o.process].label() << " stands out: " << o.reason << "\n";
@@ -335,11 +352,11 @@ void render_policy_summary(const Report& report, const TextReportOptions& option
       }
     }
     if (!report.gate_failed && !report.gate_blind()) {
-      out << green << "gate: pass" << reset << " (" << gated << (policy.gate.include_warmup ? ", all phases" : ", steady state")
-          << ")\n";
+      out << green << "gate: pass" << reset << " (" << gated
+          << (policy.gate.include_warmup ? ", all phases" : ", steady state") << ")\n";
     } else {
-      out << red << "gate: FAIL" << reset << " (" << gated << (policy.gate.include_warmup ? ", all phases" : ", steady state")
-          << ")\n";
+      out << red << "gate: FAIL" << reset << " (" << gated
+          << (policy.gate.include_warmup ? ", all phases" : ", steady state") << ")\n";
       if (report.gate_blind()) {
         out << "   the recording is incomplete (see the top of the report): "
                "the gate cannot pass on what it could not see\n";

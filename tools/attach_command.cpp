@@ -10,8 +10,8 @@
 #include <iostream>
 #include <memory>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "inject/ptrace_inject.h"
 #include "tools/control_client.h"
@@ -241,7 +241,8 @@ int attach_command(const AttachOptions& options) {
   }
   if (recording == 0) return 2;
   if (options.duration_ms) {
-    spdlog::info("recording {} process(es) for {:.1f} s (Ctrl-C stops sooner)", recording, *options.duration_ms / 1000.0);
+    spdlog::info("recording {} process(es) for {:.1f} s (Ctrl-C stops sooner)", recording,
+                 *options.duration_ms / 1000.0);
   } else {
     spdlog::info("recording {} process(es) until Ctrl-C", recording);
   }

@@ -23,7 +23,7 @@ struct AttachOptions {
   std::optional<long long> duration_ms;  // none: until Ctrl-C or every target exited
   std::string output_dir;                // "" = ./syncscope-attach-<timestamp>
   bool force = false;
-  bool inject = true;                    // false: --no-inject, endpoints only
+  bool inject = true;  // false: --no-inject, endpoints only
   int inject_timeout_ms = 10000;
   bool report = true;
   ReportSettings report_settings;

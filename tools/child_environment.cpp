@@ -44,8 +44,10 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
     if (key == env::kStatusFd) continue;
     if (key == "LD_PRELOAD" && eq != std::string::npos) {
       std::string value = kv.substr(eq + 1);
-      if (preload_lists(value, settings.preload_path)) preload = value;
-      else if (!value.empty()) preload = settings.preload_path + ":" + value;
+      if (preload_lists(value, settings.preload_path))
+        preload = value;
+      else if (!value.empty())
+        preload = settings.preload_path + ":" + value;
       continue;
     }
     if (key == "PYTHONPATH" && eq != std::string::npos && !settings.python_hooks_dir.empty()) {

@@ -10,8 +10,8 @@
 namespace syncscope {
 
 struct RecorderSettings {
-  std::string preload_path;             // absolute path of libsyncscope.so
-  std::string output_dir;               // absolute trace directory
+  std::string preload_path;  // absolute path of libsyncscope.so
+  std::string output_dir;    // absolute trace directory
   // Each setting becomes a variable of trace/environment.h:
   std::optional<unsigned> flush_ms;     // SYNCSCOPE_FLUSH_MS when given
   std::optional<unsigned> ring_events;  // SYNCSCOPE_RING_EVENTS when given

@@ -27,12 +27,9 @@ std::string side_text(const DiffSide& s) {
 }
 
 nlohmann::json side_json(const DiffSide& s) {
-  return {{"count", s.count},
-          {"per_step", s.per_step},
-          {"host_blocked_us_per_step", s.host_blocked_us_per_step},
-          {"line", s.line},
-          {"api_sequence", s.api_sequence},
-          {"processes", s.processes}};
+  return {
+      {"count", s.count}, {"per_step", s.per_step},         {"host_blocked_us_per_step", s.host_blocked_us_per_step},
+      {"line", s.line},   {"api_sequence", s.api_sequence}, {"processes", s.processes}};
 }
 
 nlohmann::json entries_json(const std::vector<DiffEntry>& entries, bool base, bool now) {
@@ -66,8 +63,8 @@ void print_text(const FindingsDiff& diff, const DiffOptions& options) {
               << side_text(e.base) << "\n";
   }
   for (const DiffEntry& e : diff.changed) {
-    std::cout << "  ~ changed  " << e.id.category << " at " << e.now.line << " in " << e.id.function << ": "
-              << e.change << "\n";
+    std::cout << "  ~ changed  " << e.id.category << " at " << e.now.line << " in " << e.id.function << ": " << e.change
+              << "\n";
   }
 }
 

@@ -16,7 +16,7 @@ struct DiffOptions {
   std::string base, now;
   std::string format = "text";  // text | json
   bool include_warmup = false;
-  std::set<Category> fail_on;   // empty: every category
+  std::set<Category> fail_on;  // empty: every category
   int error_exitcode = 3;
 };
 

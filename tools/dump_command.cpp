@@ -1,7 +1,7 @@
 #include "tools/dump_command.h"
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cinttypes>
@@ -23,8 +23,8 @@
 #include "report/source_paths.h"
 #include "report/symbolizer.h"
 #include "report/text_layout.h"
-#include "tools/subcommand.h"
 #include "report/units.h"
+#include "tools/subcommand.h"
 #include "trace/api.h"
 #include "trace/format.h"
 #include "trace/reader.h"
@@ -361,10 +361,14 @@ PlaceCounts count_places(const Segmentation& s, size_t events) {
   c.phase.assign(s.phases.size(), 0);
   for (size_t i = 0; i < events && i < s.places.size(); ++i) {
     const EventPlace& p = s.places[i];
-    if (p.phase == Phase::kWarmup) c.warmup++;
-    else if (p.phase == Phase::kTeardown) c.teardown++;
-    else if (p.phase_index >= 0 && static_cast<size_t>(p.phase_index) < c.phase.size()) c.phase[p.phase_index]++;
-    else c.steady_without_phase++;
+    if (p.phase == Phase::kWarmup)
+      c.warmup++;
+    else if (p.phase == Phase::kTeardown)
+      c.teardown++;
+    else if (p.phase_index >= 0 && static_cast<size_t>(p.phase_index) < c.phase.size())
+      c.phase[p.phase_index]++;
+    else
+      c.steady_without_phase++;
   }
   return c;
 }
@@ -426,8 +430,8 @@ void TraceDump::to_text(std::ostream& out) {
         << seconds(relative(last_end_ns_)) << " s after the recording began\n";
   }
 
-  out << "\n  " << pad("api", 30) << " " << lpad("calls", 7) << " " << lpad("host time", 13) << " "
-      << lpad("bytes", 14) << "  copies, streams, errors\n";
+  out << "\n  " << pad("api", 30) << " " << lpad("calls", 7) << " " << lpad("host time", 13) << " " << lpad("bytes", 14)
+      << "  copies, streams, errors\n";
   for (const auto& [id, a] : apis_) {
     std::vector<std::string> notes;
     for (const auto& [kind, n] : a.copies) notes.push_back(kind + ":" + std::to_string(n));
@@ -458,13 +462,12 @@ void TraceDump::events_text(std::ostream& out) {
   const size_t n = events_shown();
   out << "\nevents (" << n << " of " << trace_.events.size()
       << ", in time order; time: seconds after the recording began)\n";
-  auto row = [&out](const std::string& time, const std::string& tid, const std::string& api,
-                    const std::string& stream, const std::string& bytes, const std::string& copy,
-                    const std::string& duration, const std::string& flags, const std::string& stack,
-                    const std::string& python) {
+  auto row = [&out](const std::string& time, const std::string& tid, const std::string& api, const std::string& stream,
+                    const std::string& bytes, const std::string& copy, const std::string& duration,
+                    const std::string& flags, const std::string& stack, const std::string& python) {
     std::string line = lpad(time, 10) + " " + lpad(tid, 8) + "  " + pad(api, 30) + " " + pad(stream, 14) + " " +
-                       lpad(bytes, 10) + "  " + pad(copy, 13) + " " + lpad(duration, 9) + "  " + pad(flags, 15) +
-                       " " + pad(stack, 6) + " " + python;
+                       lpad(bytes, 10) + "  " + pad(copy, 13) + " " + lpad(duration, 9) + "  " + pad(flags, 15) + " " +
+                       pad(stack, 6) + " " + python;
     out << line.erase(line.find_last_not_of(' ') + 1) << "\n";
   };
   row("time", "tid", "api", "stream", "bytes", "copy", "duration", "flags", "stack", "python (innermost own line)");
@@ -593,8 +596,9 @@ int dump_command(const DumpOptions& options, std::ostream& out) {
     doc["processes_without_cuda"] = without_cuda;
     out << doc.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (without_cuda) {
-    out << "\n" << without_cuda << " process(es) loaded the recorder but never called CUDA ("
-        << kProcessesWithoutCudaFile << ")\n";
+    out << "\n"
+        << without_cuda << " process(es) loaded the recorder but never called CUDA (" << kProcessesWithoutCudaFile
+        << ")\n";
   }
   out.flush();
   return status;
@@ -604,10 +608,12 @@ int dump_command(const DumpOptions& options) { return dump_command(options, std:
 
 void add_dump_command(CLI::App& app, SubcommandContext& context) {
   auto dump = std::make_shared<DumpOptions>();
-  CLI::App* cmd = app.add_subcommand("dump", "Print what trace files hold: header, counts, threads; events, stacks, phases");
+  CLI::App* cmd =
+      app.add_subcommand("dump", "Print what trace files hold: header, counts, threads; events, stacks, phases");
   cmd->add_option("path", dump->path, "A trace file (*.sstrace) or a trace directory")->required();
   CLI::Option* events =
-      cmd->add_option("--events", dump->max_events, "List the events in time order (at most N per trace)")->expected(0, 1);
+      cmd->add_option("--events", dump->max_events, "List the events in time order (at most N per trace)")
+          ->expected(0, 1);
   cmd->add_flag("--stacks", dump->stacks, "Print the interned stacks, symbolised, and the loaded modules");
   cmd->add_flag("--phases", dump->phases, "Print the segmentation: phases, steps, events per phase");
   cmd->add_flag("--json", dump->json, "One JSON document instead of text");

@@ -48,13 +48,13 @@ namespace syncscope {
 struct SubcommandContext;
 
 struct DumpOptions {
-  std::string path;          // a trace file, or a directory of *.sstrace files
-  bool events = false;       // list the events in time order
-  uint64_t max_events = 0;   // with events: at most this many per trace (0: all)
-  bool stacks = false;       // the interned stacks, symbolised, and the loaded modules
-  bool phases = false;       // the segmentation: phases, steps, events per phase
-  bool json = false;         // one JSON document instead of text
-  StepOptions steps;         // as `syncscope report --warmup/--warmup-steps`
+  std::string path;         // a trace file, or a directory of *.sstrace files
+  bool events = false;      // list the events in time order
+  uint64_t max_events = 0;  // with events: at most this many per trace (0: all)
+  bool stacks = false;      // the interned stacks, symbolised, and the loaded modules
+  bool phases = false;      // the segmentation: phases, steps, events per phase
+  bool json = false;        // one JSON document instead of text
+  StepOptions steps;        // as `syncscope report --warmup/--warmup-steps`
 };
 
 // Prints to `out`; errors go to the log (standard error).

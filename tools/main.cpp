@@ -1,9 +1,9 @@
 // The syncscope command line: run, report, attach, diff, dump. Each subcommand adds
 // itself, with its options, from its own tools/<name>_command.cpp
 // (tools/subcommand.h); adding one is one line here.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "tools/attach_command.h"
 #include "tools/diff_command.h"

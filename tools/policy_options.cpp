@@ -32,8 +32,7 @@ void add_suppression_options(CLI::App* app, PolicyArgs* args) {
   app->add_option("--suppressions", args->suppressions,
                   "File of category:pattern rules; repeatable (default ./.syncscope-suppressions when present)")
       ->group(kPolicyGroup);
-  app->add_flag("--no-default-suppressions", args->no_default_suppressions,
-                "Do not read ./.syncscope-suppressions")
+  app->add_flag("--no-default-suppressions", args->no_default_suppressions, "Do not read ./.syncscope-suppressions")
       ->group(kPolicyGroup);
   app->add_option("--baseline", args->baseline,
                   "Findings JSON of an earlier run: only findings not in it count against the gate")

@@ -20,8 +20,8 @@ namespace syncscope {
 inline constexpr const char* kDefaultSuppressionsFile = ".syncscope-suppressions";
 
 struct PolicyArgs {
-  std::vector<std::string> fail_on;   // each a comma list
-  std::vector<std::string> budgets;   // CATEGORY=N[/step]
+  std::vector<std::string> fail_on;  // each a comma list
+  std::vector<std::string> budgets;  // CATEGORY=N[/step]
   bool include_warmup = false;
   int error_exitcode = kDefaultGateExitCode;
   std::vector<std::string> suppressions;  // files; none: ./.syncscope-suppressions when present

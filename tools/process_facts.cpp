@@ -25,18 +25,22 @@ std::string command_line_of(pid_t pid) {
   return raw;
 }
 
-pid_t parent_of(pid_t pid) {
-  return static_cast<pid_t>(std::atoi(proc_status_field(pid, "PPid").c_str()));
-}
+pid_t parent_of(pid_t pid) { return static_cast<pid_t>(std::atoi(proc_status_field(pid, "PPid").c_str())); }
 
 const char* machine_name(uint16_t machine) {
   switch (machine) {
-    case EM_X86_64: return "x86-64";
-    case EM_AARCH64: return "aarch64";
-    case EM_386: return "i386";
-    case EM_ARM: return "arm";
-    case EM_PPC64: return "ppc64";
-    default: return "an unknown architecture";
+    case EM_X86_64:
+      return "x86-64";
+    case EM_AARCH64:
+      return "aarch64";
+    case EM_386:
+      return "i386";
+    case EM_ARM:
+      return "arm";
+    case EM_PPC64:
+      return "ppc64";
+    default:
+      return "an unknown architecture";
   }
 }
 

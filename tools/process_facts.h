@@ -19,9 +19,9 @@ struct ProcessFacts {
   uid_t uid = 0;
   std::string command_line;  // argv joined with spaces
   std::string exe;
-  bool cuda_loaded = false;       // libcudart or libcuda mapped
-  bool recorder_loaded = false;   // libsyncscope.so mapped
-  uint16_t machine = 0;           // ELF e_machine of the executable (0: unknown)
+  bool cuda_loaded = false;      // libcudart or libcuda mapped
+  bool recorder_loaded = false;  // libsyncscope.so mapped
+  uint16_t machine = 0;          // ELF e_machine of the executable (0: unknown)
 };
 
 // NotFound "no such process" when it does not exist (or has exited).

@@ -14,7 +14,7 @@ namespace syncscope {
 
 struct RecorderStatus {
   std::vector<std::pair<uint32_t, std::string>> traces_opened;  // pid, path
-  std::vector<RecordingProblem> problems;                         // as reported, duplicates dropped
+  std::vector<RecordingProblem> problems;                       // as reported, duplicates dropped
 };
 
 // Parses "<pid> <kind>[ <detail>]" lines. A line that does not parse is

@@ -19,7 +19,8 @@ struct ReportSettings {
 };
 
 struct ReportOutcome {
-  int error = 0;             // 0, or syncscope's own failure: 2 no traces / unreadable dir, 1 unreadable traces or unwritable output
+  int error =
+      0;  // 0, or syncscope's own failure: 2 no traces / unreadable dir, 1 unreadable traces or unwritable output
   bool gate_failed = false;  // the policy's gate failed on the findings
   bool gate_blind = false;   // a gate was set and the recording is incomplete (Report::gate_blind)
 };

@@ -25,8 +25,9 @@ void add_format_option(CLI::App* app, std::vector<std::string>* formats) {
 void add_step_options(CLI::App* app, StepOptions* steps) {
   app->add_option("--warmup", steps->warmup_seconds,
                   "Seconds of warm-up when no repeating step pattern is found (default 10% of the run)");
-  app->add_option("--warmup-steps", steps->warmup_steps,
-                  "Steps counted as warm-up once steps are found (default 2 for optimizer steps, 1 for a repeating pattern)")
+  app->add_option(
+         "--warmup-steps", steps->warmup_steps,
+         "Steps counted as warm-up once steps are found (default 2 for optimizer steps, 1 for a repeating pattern)")
       ->check(CLI::Range(0, kMaxWarmupSteps));
 }
 

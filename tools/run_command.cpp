@@ -12,8 +12,8 @@
 #include <iterator>
 #include <memory>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "tools/child_environment.h"
 #include "tools/output_dir.h"
@@ -113,9 +113,12 @@ int run_command(const RunOptions& options) {
     dir = options.output_dir.empty() ? default_output_dir("syncscope") : options.output_dir;
     std::string unusable;
     switch (prepare_output_dir(dir, options.force, &unusable)) {
-      case OutputDirState::kReady: break;
-      case OutputDirState::kHoldsTraces: return 2;
-      case OutputDirState::kUnusable: return refuse_unusable_output(unusable, options);
+      case OutputDirState::kReady:
+        break;
+      case OutputDirState::kHoldsTraces:
+        return 2;
+      case OutputDirState::kUnusable:
+        return refuse_unusable_output(unusable, options);
     }
     dir = std::filesystem::absolute(dir).lexically_normal().string();
   }
@@ -131,8 +134,13 @@ int run_command(const RunOptions& options) {
 
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
-  RecorderSettings settings{preload,        dir,         options.flush_ms, options.ring_events,
-                            options.stacks, options.dormant, recorder_status.environment_value()};
+  RecorderSettings settings{preload,
+                            dir,
+                            options.flush_ms,
+                            options.ring_events,
+                            options.stacks,
+                            options.dormant,
+                            recorder_status.environment_value()};
   settings.python_hooks_dir = python_hooks_dir_for(preload);
   settings.gpu_timeline = options.gpu_timeline;
   std::vector<std::string> child_env = child_environment(environment, settings);
@@ -188,8 +196,7 @@ int run_command(const RunOptions& options) {
     code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
     code = 128 + WTERMSIG(status);
-    spdlog::warn("{} was killed by signal {} ({})", options.command[0], WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
+    spdlog::warn("{} was killed by signal {} ({})", options.command[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
   }
   if (options.dormant) return code;  // attach printed its own reports
   std::vector<RecordingProblem> problems = recording_problems(parse_recorder_status(recorder_status.read_all()), dir);
@@ -255,7 +262,8 @@ void add_run_command(CLI::App& app, SubcommandContext& context) {
   CLI::App* cmd = app.add_subcommand("run", "Run a command with the recorder injected, then report");
   cmd->add_option("-o,--output", args->run.output_dir, "Trace directory (default ./syncscope-<timestamp>)");
   cmd->add_flag("--force", args->run.force, "Replace traces already in the output directory");
-  cmd->add_flag("--no-report", args->no_report, "Record only; print no report (files from --format F=FILE are written)");
+  cmd->add_flag("--no-report", args->no_report,
+                "Record only; print no report (files from --format F=FILE are written)");
   cmd->add_flag("--no-stacks", args->no_stacks, "Do not capture native stacks");
   cmd->add_flag("--gpu-timeline", args->run.gpu_timeline,
                 "Also record the GPU's activity with CUPTI (experimental: not yet proven on a GPU)");

@@ -37,8 +37,7 @@ bool StatusChannel::open(std::string* error) {
 
 std::string StatusChannel::environment_value() const {
   if (fd_ < 0) return "";
-  return std::to_string(fd_) + ":" + std::to_string(getpid()) + ":" + std::to_string(dev_) + ":" +
-         std::to_string(ino_);
+  return std::to_string(fd_) + ":" + std::to_string(getpid()) + ":" + std::to_string(dev_) + ":" + std::to_string(ino_);
 }
 
 void StatusChannel::inherit() const {

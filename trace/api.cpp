@@ -23,38 +23,56 @@ constexpr std::array<ApiInfo, kApiCount> kApis = {{
 
 }  // namespace
 
-std::string_view api_name(uint16_t api) {
-  return api < kApiCount ? kApis[api].name : std::string_view("unknown");
-}
+std::string_view api_name(uint16_t api) { return api < kApiCount ? kApis[api].name : std::string_view("unknown"); }
 
-ApiFamily api_family(uint16_t api) {
-  return api < kApiCount ? kApis[api].family : ApiFamily::kQuery;
-}
+ApiFamily api_family(uint16_t api) { return api < kApiCount ? kApis[api].family : ApiFamily::kQuery; }
 
 std::string_view family_name(ApiFamily family) {
   switch (family) {
-    case ApiFamily::kSync: return "sync";
-    case ApiFamily::kQuery: return "query";
-    case ApiFamily::kStreamWait: return "stream-wait";
-    case ApiFamily::kEventRecord: return "event-record";
-    case ApiFamily::kCopy: return "copy";
-    case ApiFamily::kMemset: return "memset";
-    case ApiFamily::kAlloc: return "alloc";
-    case ApiFamily::kFree: return "free";
-    case ApiFamily::kHostAlloc: return "host-alloc";
-    case ApiFamily::kHostFree: return "host-free";
-    case ApiFamily::kHostRegister: return "host-register";
-    case ApiFamily::kHostUnregister: return "host-unregister";
-    case ApiFamily::kLaunch: return "launch";
-    case ApiFamily::kGraphLaunch: return "graph-launch";
-    case ApiFamily::kHostFunc: return "host-func";
-    case ApiFamily::kStreamCreate: return "stream-create";
-    case ApiFamily::kStreamDestroy: return "stream-destroy";
-    case ApiFamily::kCaptureBegin: return "capture-begin";
-    case ApiFamily::kCaptureEnd: return "capture-end";
-    case ApiFamily::kVmmMap: return "vmm-map";
-    case ApiFamily::kVmmUnmap: return "vmm-unmap";
-    case ApiFamily::kMarker: return "marker";
+    case ApiFamily::kSync:
+      return "sync";
+    case ApiFamily::kQuery:
+      return "query";
+    case ApiFamily::kStreamWait:
+      return "stream-wait";
+    case ApiFamily::kEventRecord:
+      return "event-record";
+    case ApiFamily::kCopy:
+      return "copy";
+    case ApiFamily::kMemset:
+      return "memset";
+    case ApiFamily::kAlloc:
+      return "alloc";
+    case ApiFamily::kFree:
+      return "free";
+    case ApiFamily::kHostAlloc:
+      return "host-alloc";
+    case ApiFamily::kHostFree:
+      return "host-free";
+    case ApiFamily::kHostRegister:
+      return "host-register";
+    case ApiFamily::kHostUnregister:
+      return "host-unregister";
+    case ApiFamily::kLaunch:
+      return "launch";
+    case ApiFamily::kGraphLaunch:
+      return "graph-launch";
+    case ApiFamily::kHostFunc:
+      return "host-func";
+    case ApiFamily::kStreamCreate:
+      return "stream-create";
+    case ApiFamily::kStreamDestroy:
+      return "stream-destroy";
+    case ApiFamily::kCaptureBegin:
+      return "capture-begin";
+    case ApiFamily::kCaptureEnd:
+      return "capture-end";
+    case ApiFamily::kVmmMap:
+      return "vmm-map";
+    case ApiFamily::kVmmUnmap:
+      return "vmm-unmap";
+    case ApiFamily::kMarker:
+      return "marker";
   }
   return "unknown";
 }

@@ -28,11 +28,11 @@ enum class ApiFamily : uint8_t {
   kHostFunc,        // host callback enqueued on a stream
   kStreamCreate,
   kStreamDestroy,
-  kCaptureBegin,    // stream capture into a CUDA graph starts
+  kCaptureBegin,  // stream capture into a CUDA graph starts
   kCaptureEnd,
-  kVmmMap,          // driver virtual memory: create, reserve, map, set access
-  kVmmUnmap,        // driver virtual memory: unmap, release, free address range
-  kMarker,          // syncscope's own events (optimizer steps, GIL waits): no CUDA work
+  kVmmMap,    // driver virtual memory: create, reserve, map, set access
+  kVmmUnmap,  // driver virtual memory: unmap, release, free address range
+  kMarker,    // syncscope's own events (optimizer steps, GIL waits): no CUDA work
 };
 
 enum class ApiId : uint16_t {

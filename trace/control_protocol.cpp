@@ -6,8 +6,7 @@ namespace syncscope::control {
 namespace {
 
 bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-         c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
 
 bool is_name(std::string_view text) {
@@ -37,11 +36,21 @@ void append_value(std::string& out, std::string_view value) {
   for (char c : value) {
     auto byte = static_cast<unsigned char>(c);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (byte < 0x20 || byte == 0x7f) {
           out += "\\x";
@@ -79,11 +88,21 @@ bool read_quoted(std::string_view line, size_t* at, std::string* value) {
     if (i >= line.size()) return false;
     char e = line[i++];
     switch (e) {
-      case '"': *value += '"'; break;
-      case '\\': *value += '\\'; break;
-      case 'n': *value += '\n'; break;
-      case 'r': *value += '\r'; break;
-      case 't': *value += '\t'; break;
+      case '"':
+        *value += '"';
+        break;
+      case '\\':
+        *value += '\\';
+        break;
+      case 'n':
+        *value += '\n';
+        break;
+      case 'r':
+        *value += '\r';
+        break;
+      case 't':
+        *value += '\t';
+        break;
       case 'x': {
         if (i + 2 > line.size()) return false;
         int high = hex_digit(line[i]), low = hex_digit(line[i + 1]);
@@ -92,7 +111,8 @@ bool read_quoted(std::string_view line, size_t* at, std::string* value) {
         i += 2;
         break;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
   return false;  // no closing quote
@@ -188,10 +208,14 @@ std::optional<Message> parse(std::string_view line) {
 
 const char* command_word(Command command) {
   switch (command) {
-    case Command::kHello: return "hello";
-    case Command::kStart: return "start";
-    case Command::kFlush: return "flush";
-    case Command::kStop: return "stop";
+    case Command::kHello:
+      return "hello";
+    case Command::kStart:
+      return "start";
+    case Command::kFlush:
+      return "flush";
+    case Command::kStop:
+      return "stop";
   }
   return "";
 }

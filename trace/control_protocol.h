@@ -81,12 +81,12 @@ struct HelloReply {
   std::string version;              // the recorder's syncscope version
   int protocol = kProtocolVersion;  // decoded as sent: compare with kProtocolVersion
   long pid = 0;
-  std::string mode;                 // info_key::kAttachModeDormant or kAttachModeInjected
+  std::string mode;  // info_key::kAttachModeDormant or kAttachModeInjected
   bool recording = false;
 };
 struct StartReply {
-  std::string trace;          // the trace file this session writes
-  uint64_t redirected = 0;    // import slots pointed at the hooks (injected; 0 when dormant)
+  std::string trace;        // the trace file this session writes
+  uint64_t redirected = 0;  // import slots pointed at the hooks (injected; 0 when dormant)
 };
 struct StopReply {
   uint64_t events = 0;    // events the session wrote

@@ -6,17 +6,17 @@
 
 namespace syncscope::env {
 
-inline constexpr const char* kDisable = "SYNCSCOPE_DISABLE";         // 1: every hook passes through
-inline constexpr const char* kOutputDir = "SYNCSCOPE_OUTPUT_DIR";    // where traces go
-inline constexpr const char* kFlushMs = "SYNCSCOPE_FLUSH_MS";        // collector period
-inline constexpr const char* kRingEvents = "SYNCSCOPE_RING_EVENTS";  // per-thread ring size
-inline constexpr const char* kStacks = "SYNCSCOPE_STACKS";           // 0: no stack capture
-inline constexpr const char* kPython = "SYNCSCOPE_PYTHON";           // 0: no Python frames
-inline constexpr const char* kLog = "SYNCSCOPE_LOG";                 // quiet | debug
-inline constexpr const char* kClock = "SYNCSCOPE_CLOCK";             // monotonic: never the TSC
-inline constexpr const char* kDormant = "SYNCSCOPE_DORMANT";         // 1: wait for `syncscope attach`
-inline constexpr const char* kGpuTimeline = "SYNCSCOPE_GPU_TIMELINE"; // 1: CUPTI timeline (docs/gpu-timeline.md)
-inline constexpr const char* kCuptiLibrary = "SYNCSCOPE_CUPTI_LIBRARY"; // which libcupti.so.13 to load
+inline constexpr const char* kDisable = "SYNCSCOPE_DISABLE";             // 1: every hook passes through
+inline constexpr const char* kOutputDir = "SYNCSCOPE_OUTPUT_DIR";        // where traces go
+inline constexpr const char* kFlushMs = "SYNCSCOPE_FLUSH_MS";            // collector period
+inline constexpr const char* kRingEvents = "SYNCSCOPE_RING_EVENTS";      // per-thread ring size
+inline constexpr const char* kStacks = "SYNCSCOPE_STACKS";               // 0: no stack capture
+inline constexpr const char* kPython = "SYNCSCOPE_PYTHON";               // 0: no Python frames
+inline constexpr const char* kLog = "SYNCSCOPE_LOG";                     // quiet | debug
+inline constexpr const char* kClock = "SYNCSCOPE_CLOCK";                 // monotonic: never the TSC
+inline constexpr const char* kDormant = "SYNCSCOPE_DORMANT";             // 1: wait for `syncscope attach`
+inline constexpr const char* kGpuTimeline = "SYNCSCOPE_GPU_TIMELINE";    // 1: CUPTI timeline (docs/gpu-timeline.md)
+inline constexpr const char* kCuptiLibrary = "SYNCSCOPE_CUPTI_LIBRARY";  // which libcupti.so.13 to load
 // The launcher's status channel (trace/recording_status.h).
 inline constexpr const char* kStatusFd = "SYNCSCOPE_STATUS_FD";
 

@@ -31,9 +31,9 @@ enum class HostMem : uint8_t {
 
 // Event flag bits.
 enum EventFlags : uint8_t {
-  kFlagAsync = 1u << 0,         // the API promises asynchrony (…Async, launches)
-  kFlagCapturing = 1u << 1,     // the stream was being captured into a CUDA graph
-  kFlagError = 1u << 2,         // the call returned an error
+  kFlagAsync = 1u << 0,            // the API promises asynchrony (…Async, launches)
+  kFlagCapturing = 1u << 1,        // the stream was being captured into a CUDA graph
+  kFlagError = 1u << 2,            // the call returned an error
   kFlagPerThreadStream = 1u << 3,  // the _ptsz variant: stream 0 means per-thread default
 };
 

@@ -36,29 +36,29 @@ enum FileFlags : uint32_t {
 };
 
 struct FileHeader {
-  char magic[8];               // kTraceMagic
-  uint32_t version;            // kTraceVersion
-  uint32_t header_size;        // sizeof(FileHeader); readers skip unknown tail bytes
+  char magic[8];         // kTraceMagic
+  uint32_t version;      // kTraceVersion
+  uint32_t header_size;  // sizeof(FileHeader); readers skip unknown tail bytes
   uint32_t pid;
   uint32_t ppid;
   uint64_t start_monotonic_ns;  // CLOCK_MONOTONIC when recording began
   uint64_t start_realtime_ns;   // CLOCK_REALTIME at the same moment
-  uint32_t event_size;         // sizeof(Event) used by the writer
-  uint32_t flags;              // FileFlags
+  uint32_t event_size;          // sizeof(Event) used by the writer
+  uint32_t flags;               // FileFlags
   uint64_t reserved[2];
 };
 static_assert(sizeof(FileHeader) == 64);
 
 enum class RecordType : uint32_t {
-  kEvents = 1,   // payload: Event[n]                                   (n = size / event_size)
-  kStack = 2,    // payload: u32 id, u32 depth, u64 pc[depth]           (innermost first)
-  kModule = 3,   // payload: u64 start, u64 end, u64 bias, u32 len, char path[len]
-  kThread = 4,   // payload: u32 tid, u32 len, char name[len]
-  kProcess = 5,  // payload: u32 klen, char key[klen], u32 vlen, char value[vlen]
-  kDrops = 6,    // payload: u32 tid, u32 reserved, u64 dropped (cumulative for that thread)
-  kEnd = 7,      // payload: EndPayload; present only after a clean shutdown
-  kPyCode = 8,   // payload: u32 code id, u32 first line, u32 flen, char file[flen], u32 nlen, char name[nlen]
-  kPyStack = 9,  // payload: u32 stack id, u32 depth, u64 frame[depth] ((code id << 32) | line), innermost first
+  kEvents = 1,        // payload: Event[n]                                   (n = size / event_size)
+  kStack = 2,         // payload: u32 id, u32 depth, u64 pc[depth]           (innermost first)
+  kModule = 3,        // payload: u64 start, u64 end, u64 bias, u32 len, char path[len]
+  kThread = 4,        // payload: u32 tid, u32 len, char name[len]
+  kProcess = 5,       // payload: u32 klen, char key[klen], u32 vlen, char value[vlen]
+  kDrops = 6,         // payload: u32 tid, u32 reserved, u64 dropped (cumulative for that thread)
+  kEnd = 7,           // payload: EndPayload; present only after a clean shutdown
+  kPyCode = 8,        // payload: u32 code id, u32 first line, u32 flen, char file[flen], u32 nlen, char name[nlen]
+  kPyStack = 9,       // payload: u32 stack id, u32 depth, u64 frame[depth] ((code id << 32) | line), innermost first
   kGpuActivity = 10,  // payload: u32 entry_size, u32 reserved, GpuRecord[n] (trace/gpu_record.h)
   kString = 11,       // payload: u32 id, u32 len, char text[len] (kernel names of kGpuActivity)
   // payload: u64 start, u32 len, u8 build_id[len]: the GNU build-id of the
@@ -75,8 +75,8 @@ static_assert(sizeof(RecordHeader) == 8);
 struct EndPayload {
   uint64_t end_monotonic_ns;
   uint64_t events_written;
-  uint64_t events_dropped;   // events lost because a ring was full
-  uint64_t stacks_dropped;   // stacks not interned because the stack table was full
+  uint64_t events_dropped;  // events lost because a ring was full
+  uint64_t stacks_dropped;  // stacks not interned because the stack table was full
 };
 static_assert(sizeof(EndPayload) == 32);
 

@@ -12,14 +12,18 @@ bool gpu_kind_fits_api(uint8_t gpu_kind, uint16_t api) {
   ApiFamily family = api_family(api);
   if (family == ApiFamily::kGraphLaunch) return gpu_kind != static_cast<uint8_t>(GpuKind::kSync);
   switch (static_cast<GpuKind>(gpu_kind)) {
-    case GpuKind::kKernel: return family == ApiFamily::kLaunch;
-    case GpuKind::kMemcpy: return family == ApiFamily::kCopy;
-    case GpuKind::kMemset: return family == ApiFamily::kMemset;
+    case GpuKind::kKernel:
+      return family == ApiFamily::kLaunch;
+    case GpuKind::kMemcpy:
+      return family == ApiFamily::kCopy;
+    case GpuKind::kMemset:
+      return family == ApiFamily::kMemset;
     case GpuKind::kSync:
       // Synchronous copies, memsets and frees wait too.
       return family == ApiFamily::kSync || family == ApiFamily::kStreamWait || family == ApiFamily::kCopy ||
              family == ApiFamily::kMemset || family == ApiFamily::kFree;
-    default: return false;
+    default:
+      return false;
   }
 }
 

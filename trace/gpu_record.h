@@ -53,7 +53,7 @@ enum GpuRecordFlags : uint8_t {
 };
 
 struct GpuRecord {
-  uint64_t start_ns;        // trace clock
+  uint64_t start_ns;  // trace clock
   uint64_t end_ns;
   uint64_t bytes;           // memcpy / memset bytes; 0 otherwise
   uint32_t correlation_id;  // CUPTI's: equal in a GPU record and the API record of its call
@@ -61,15 +61,15 @@ struct GpuRecord {
   uint32_t name_id;         // kKernel: kString id of its name; API: CUPTI callback id; kSync: sync type
   uint32_t tid;             // API records: the calling thread's kernel tid; 0 otherwise
   uint32_t context_id;
-  uint32_t graph_id;        // a graph's node: its graph's id; 0 otherwise
-  uint8_t kind;             // GpuKind
-  uint8_t copy_kind;        // kMemcpy: GpuCopyKind
-  uint8_t src_kind;         // kMemcpy: GpuMemoryKind of the source; kMemset: of the memory set
-  uint8_t dst_kind;         // kMemcpy: GpuMemoryKind of the destination
-  int8_t device;            // device ordinal, -1 unknown
-  uint8_t flags;            // GpuRecordFlags
+  uint32_t graph_id;  // a graph's node: its graph's id; 0 otherwise
+  uint8_t kind;       // GpuKind
+  uint8_t copy_kind;  // kMemcpy: GpuCopyKind
+  uint8_t src_kind;   // kMemcpy: GpuMemoryKind of the source; kMemset: of the memory set
+  uint8_t dst_kind;   // kMemcpy: GpuMemoryKind of the destination
+  int8_t device;      // device ordinal, -1 unknown
+  uint8_t flags;      // GpuRecordFlags
   uint16_t reserved0;
-  uint32_t result;          // API records: the call's return value
+  uint32_t result;  // API records: the call's return value
   uint32_t reserved1;
 };
 static_assert(sizeof(GpuRecord) == 64);
@@ -80,27 +80,42 @@ inline bool gpu_kind_is_api(uint8_t kind) {
 
 inline std::string_view gpu_kind_name(uint8_t kind) {
   switch (static_cast<GpuKind>(kind)) {
-    case GpuKind::kKernel: return "kernel";
-    case GpuKind::kMemcpy: return "memcpy";
-    case GpuKind::kMemset: return "memset";
-    case GpuKind::kSync: return "sync";
-    case GpuKind::kRuntimeApi: return "runtime-api";
-    case GpuKind::kDriverApi: return "driver-api";
-    case GpuKind::kUnknown: break;
+    case GpuKind::kKernel:
+      return "kernel";
+    case GpuKind::kMemcpy:
+      return "memcpy";
+    case GpuKind::kMemset:
+      return "memset";
+    case GpuKind::kSync:
+      return "sync";
+    case GpuKind::kRuntimeApi:
+      return "runtime-api";
+    case GpuKind::kDriverApi:
+      return "driver-api";
+    case GpuKind::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 inline std::string_view gpu_memory_kind_name(uint8_t kind) {
   switch (static_cast<GpuMemoryKind>(kind)) {
-    case GpuMemoryKind::kPageable: return "pageable";
-    case GpuMemoryKind::kPinned: return "pinned";
-    case GpuMemoryKind::kDevice: return "device";
-    case GpuMemoryKind::kArray: return "array";
-    case GpuMemoryKind::kManaged: return "managed";
-    case GpuMemoryKind::kDeviceStatic: return "device-static";
-    case GpuMemoryKind::kManagedStatic: return "managed-static";
-    case GpuMemoryKind::kUnknown: break;
+    case GpuMemoryKind::kPageable:
+      return "pageable";
+    case GpuMemoryKind::kPinned:
+      return "pinned";
+    case GpuMemoryKind::kDevice:
+      return "device";
+    case GpuMemoryKind::kArray:
+      return "array";
+    case GpuMemoryKind::kManaged:
+      return "managed";
+    case GpuMemoryKind::kDeviceStatic:
+      return "device-static";
+    case GpuMemoryKind::kManagedStatic:
+      return "managed-static";
+    case GpuMemoryKind::kUnknown:
+      break;
   }
   return "unknown";
 }

@@ -15,8 +15,8 @@ namespace syncscope::info_key {
 inline constexpr const char* kArgv = "argv";
 inline std::string argv_key(int index) { return kArgv + std::to_string(index); }
 
-inline constexpr const char* kExe = "exe";            // /proc/self/exe
-inline constexpr const char* kCwd = "cwd";            // the working directory (resolves relative source paths)
+inline constexpr const char* kExe = "exe";  // /proc/self/exe
+inline constexpr const char* kCwd = "cwd";  // the working directory (resolves relative source paths)
 inline constexpr const char* kHostname = "hostname";
 
 // Copied from the environment when set (torchrun's), under the variable's name.
@@ -29,12 +29,12 @@ inline constexpr const char* kCudaRuntime = "cuda_runtime";
 inline constexpr const char* kCudaRuntimeReal = "real";
 inline constexpr const char* kCudaRuntimeSimulated = "fake (simulated GPU)";
 
-inline constexpr const char* kUnwinder = "unwinder";                 // "libunwind" or "libgcc"
-inline constexpr const char* kClock = "clock";                       // "tsc" or "monotonic"
+inline constexpr const char* kUnwinder = "unwinder";  // "libunwind" or "libgcc"
+inline constexpr const char* kClock = "clock";        // "tsc" or "monotonic"
 inline constexpr const char* kSyncscopeVersion = "syncscope_version";
 
 // Written only for a session started by `syncscope attach`.
-inline constexpr const char* kAttachMode = "attach.mode";  // one of the two values below
+inline constexpr const char* kAttachMode = "attach.mode";       // one of the two values below
 inline constexpr const char* kAttachModeDormant = "dormant";    // started with `syncscope run --dormant`
 inline constexpr const char* kAttachModeInjected = "injected";  // loaded into the running process
 inline constexpr const char* kAttachRedirectedSlots = "attach.redirected_slots";      // a count (injected)

@@ -273,12 +273,12 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
   }
   const uint32_t version = load<uint32_t>(data.data() + 8);
   if (version != kTraceVersion) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": unsupported trace version ", version,
-                                                   ", this reader understands ", kTraceVersion));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": unsupported trace version ", version, ", this reader understands ", kTraceVersion));
   }
   if (data.size() < sizeof(FileHeader)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": file ends inside the trace header (", data.size(),
-                                                   " of ", sizeof(FileHeader), " bytes)"));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": file ends inside the trace header (", data.size(), " of ",
+                                                   sizeof(FileHeader), " bytes)"));
   }
   ProcessTrace trace;
   trace.file = path;
@@ -294,8 +294,8 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
   }
   if (h.event_size < sizeof(Event) || h.event_size > kMaxEventSize) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": unsupported event size ", h.event_size,
-                                                   " (this reader understands ", sizeof(Event), " to ",
-                                                   kMaxEventSize, ")"));
+                                                   " (this reader understands ", sizeof(Event), " to ", kMaxEventSize,
+                                                   ")"));
   }
 
   // The records: keep every one up to the first damage.

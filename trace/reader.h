@@ -40,28 +40,28 @@ struct PythonFrame {
 // what the reader joined it to.
 struct GpuActivity : GpuRecord {
   static constexpr uint64_t kNoStream = ~uint64_t{0};
-  int64_t event_index = -1;   // the recorded call that caused it (index into `events`), -1: none found
+  int64_t event_index = -1;     // the recorded call that caused it (index into `events`), -1: none found
   uint64_t stream = kNoStream;  // its cudaStream_t: the joined event's, else by CUPTI stream id; kNoStream unknown
 };
 
 struct ProcessTrace {
-  std::string file;                 // the trace file it came from
+  std::string file;  // the trace file it came from
   FileHeader header{};
-  std::vector<Event> events;        // sorted by start_ns (stable)
-  std::unordered_map<uint32_t, std::vector<uint64_t>> stacks;  // id -> pcs, innermost first
+  std::vector<Event> events;                                             // sorted by start_ns (stable)
+  std::unordered_map<uint32_t, std::vector<uint64_t>> stacks;            // id -> pcs, innermost first
   std::unordered_map<uint32_t, std::vector<PythonFrame>> python_stacks;  // stack id -> frames, innermost first
   std::unordered_map<uint32_t, PythonCode> python_code;
-  std::vector<Module> modules;      // sorted by start
+  std::vector<Module> modules;  // sorted by start
   std::map<uint32_t, std::string> thread_names;
   std::vector<std::pair<std::string, std::string>> process_info;  // argv, exe, env, ...
   // GPU timeline (empty without CUPTI; process_info "gpu_timeline" says why).
   std::vector<GpuActivity> gpu_activity;  // kernels, copies, memsets, syncs; sorted by start_ns (stable)
   std::vector<GpuRecord> gpu_api;         // the runtime/driver API records they join through; sorted by start_ns
   std::unordered_map<uint32_t, std::string> strings;  // kString: kernel names
-  uint64_t events_dropped = 0;      // from kEnd, or the sum of the last kDrops per thread
+  uint64_t events_dropped = 0;                        // from kEnd, or the sum of the last kDrops per thread
   uint64_t stacks_dropped = 0;
-  bool complete = false;            // a kEnd record closed the file
-  std::string truncation;           // why not complete, for the report ("" when complete)
+  bool complete = false;   // a kEnd record closed the file
+  std::string truncation;  // why not complete, for the report ("" when complete)
 
   // Value of a process_info key, or "" if absent.
   std::string info(const std::string& key) const;

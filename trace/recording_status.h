@@ -22,13 +22,13 @@
 namespace syncscope {
 
 // Kinds. All but kStatusTraceOpened are problems: the recording is incomplete.
-inline constexpr const char* kStatusTraceOpened = "trace-opened";         // detail: path
+inline constexpr const char* kStatusTraceOpened = "trace-opened";           // detail: path
 inline constexpr const char* kStatusTraceOpenFailed = "trace-open-failed";  // detail: error, naming the path
-inline constexpr const char* kStatusWriteFailed = "write-failed";         // detail: "path: error"
-inline constexpr const char* kStatusTraceRemoved = "trace-removed";       // detail: path (unlinked while open)
-inline constexpr const char* kStatusEventsDropped = "events-dropped";     // detail: count (rings were full)
-inline constexpr const char* kStatusRecorderFailed = "recorder-failed";   // detail: why nothing was recorded
-inline constexpr const char* kStatusFlushTimeout = "flush-timeout";       // detail: what may be missing
+inline constexpr const char* kStatusWriteFailed = "write-failed";           // detail: "path: error"
+inline constexpr const char* kStatusTraceRemoved = "trace-removed";         // detail: path (unlinked while open)
+inline constexpr const char* kStatusEventsDropped = "events-dropped";       // detail: count (rings were full)
+inline constexpr const char* kStatusRecorderFailed = "recorder-failed";     // detail: why nothing was recorded
+inline constexpr const char* kStatusFlushTimeout = "flush-timeout";         // detail: what may be missing
 
 // Kinds the launcher and the report add themselves (never on the channel).
 inline constexpr const char* kStatusDirectoryRemoved = "directory-removed";  // detail: the output directory

@@ -133,7 +133,7 @@ void* TraceWriter::begin_record(RecordType type, uint32_t size) {
   const size_t at = buffer_.size();
   try {
     buffer_.resize(at + sizeof(rh) + padded_size(size), 0);  // zero padding included
-  } catch (...) {  // out of memory: lose this record, never the process
+  } catch (...) {                                            // out of memory: lose this record, never the process
     return nullptr;
   }
   std::memcpy(buffer_.data() + at, &rh, sizeof(rh));
@@ -155,8 +155,7 @@ void TraceWriter::add_events(const Event* events, size_t count) {
   }
 }
 
-void TraceWriter::add_frames(RecordType type, uint32_t id, const uint64_t* frames, uint32_t depth,
-                             uint32_t max_depth) {
+void TraceWriter::add_frames(RecordType type, uint32_t id, const uint64_t* frames, uint32_t depth, uint32_t max_depth) {
   if (frames == nullptr) depth = 0;
   if (depth > max_depth) depth = max_depth;  // innermost frames kept
   auto* out = static_cast<unsigned char*>(begin_record(type, 8 + depth * 8));

@@ -50,9 +50,9 @@ bool busiest_other_thread(const std::vector<Event>& events, uint32_t main_tid, u
 
 // The backward thread's pattern calls, cut into bursts by the main thread's.
 struct Bursts {
-  std::vector<uint64_t> starts;  // first call's start
-  std::vector<double> sizes;     // pattern calls
-  std::vector<uint64_t> between; // a hash of the main thread's calls after it
+  std::vector<uint64_t> starts;   // first call's start
+  std::vector<double> sizes;      // pattern calls
+  std::vector<uint64_t> between;  // a hash of the main thread's calls after it
 };
 
 Bursts bursts_of(const std::vector<Event>& events, uint32_t backward_tid, uint32_t main_tid) {
@@ -92,7 +92,8 @@ Grouping accumulation_grouping(const std::vector<uint64_t>& between) {
   PeriodSearch grouped = find_repeats(signature);
   auto kinds_in_period = [&] {
     std::unordered_map<uint32_t, int> kinds;
-    for (size_t k = grouped.runs.front().begin; k < grouped.runs.front().begin + grouped.period; ++k) ++kinds[signature[k]];
+    for (size_t k = grouped.runs.front().begin; k < grouped.runs.front().begin + grouped.period; ++k)
+      ++kinds[signature[k]];
     return kinds.size();
   };
   if (grouped.period > 1 && grouped.period <= kMaxAccumulatedPasses && !grouped.runs.empty() &&
@@ -126,7 +127,8 @@ bool steps_from_backward(const std::vector<Event>& events, const StepOptions& op
   out->info.source = StepSource::kBackward;
   out->info.calls_per_step = static_cast<uint32_t>(median(bursts.sizes) * static_cast<double>(grouping.group));
   std::vector<uint64_t> step_starts;
-  for (size_t k = grouping.offset; k < bursts.starts.size(); k += grouping.group) step_starts.push_back(bursts.starts[k]);
+  for (size_t k = grouping.offset; k < bursts.starts.size(); k += grouping.group)
+    step_starts.push_back(bursts.starts[k]);
   for (size_t k = warmup; k + 1 < step_starts.size(); ++k) out->steps.add(step_starts[k], step_starts[k + 1]);
   return out->steps.size() >= kMinSteadySteps;
 }

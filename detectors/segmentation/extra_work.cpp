@@ -41,7 +41,8 @@ TokenCounts ordinary_step(const std::vector<std::vector<size_t>>& per_step, cons
 }
 
 bool is_unusual_step(double ns, double calls, double median_ns, double median_calls) {
-  return ns > kInterruptedFactor * median_ns || calls > median_calls + std::max(kMinExtraCalls, kExtraCallsShare * median_calls);
+  return ns > kInterruptedFactor * median_ns ||
+         calls > median_calls + std::max(kMinExtraCalls, kExtraCallsShare * median_calls);
 }
 
 // The calls of a step left once the ordinary step's are taken out, from the
@@ -51,8 +52,10 @@ std::vector<size_t> beyond_ordinary(const std::vector<size_t>& step_calls, Token
   std::vector<size_t> kept;
   for (auto it = step_calls.rbegin(); it != step_calls.rend(); ++it) {
     int& n = left[main_seq.tokens[*it]];
-    if (n > 0) --n;
-    else kept.push_back(*it);
+    if (n > 0)
+      --n;
+    else
+      kept.push_back(*it);
   }
   std::reverse(kept.begin(), kept.end());
   return kept;

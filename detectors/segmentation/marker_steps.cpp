@@ -38,7 +38,8 @@ void add_marker_steps(const std::vector<Event>& events, const std::vector<size_t
   for (size_t k = 0; k < markers.size(); ++k) {
     uint64_t end = events[markers[k]].end_ns + 1;
     size_t count = 0;
-    while (next_event < events.size() && events[next_event].start_ns < end) count += is_pattern_call(events[next_event++]);
+    while (next_event < events.size() && events[next_event].start_ns < end)
+      count += is_pattern_call(events[next_event++]);
     if (k < warmup) continue;
     uint64_t start = k == 0 ? events.front().start_ns : events[markers[k - 1]].end_ns + 1;
     out->steps.add(start, end);

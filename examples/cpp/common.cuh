@@ -8,14 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(call)                                                                              \
-  do {                                                                                           \
-    cudaError_t check_error_ = (call);                                                           \
-    if (check_error_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                  \
-                   cudaGetErrorString(check_error_));                                            \
-      std::exit(1);                                                                              \
-    }                                                                                            \
+#define CHECK(call)                                                                                                \
+  do {                                                                                                             \
+    cudaError_t check_error_ = (call);                                                                             \
+    if (check_error_ != cudaSuccess) {                                                                             \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(check_error_)); \
+      std::exit(1);                                                                                                \
+    }                                                                                                              \
   } while (0)
 
 // Busy-waits about `ns` nanoseconds on the GPU: a kernel of known length.
@@ -28,9 +27,7 @@ static __global__ void syncscope_spin(long long ns) {
   } while (static_cast<long long>(now - start) < ns);
 }
 
-inline int iterations(int argc, char** argv, int fallback) {
-  return argc > 1 ? std::atoi(argv[1]) : fallback;
-}
+inline int iterations(int argc, char** argv, int fallback) { return argc > 1 ? std::atoi(argv[1]) : fallback; }
 
 // Keeps a call inside a noinline function on the stack (no tail call).
 #define KEEP_FRAME() asm volatile("" ::: "memory")

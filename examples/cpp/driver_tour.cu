@@ -19,13 +19,13 @@
 
 static __global__ void tour_noop() {}
 
-#define CU_CHECK(call)                                                                  \
-  do {                                                                                  \
-    CUresult cu_check_ = (call);                                                        \
-    if (cu_check_ != CUDA_SUCCESS) {                                                    \
+#define CU_CHECK(call)                                                                      \
+  do {                                                                                      \
+    CUresult cu_check_ = (call);                                                            \
+    if (cu_check_ != CUDA_SUCCESS) {                                                        \
       std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, cu_check_); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+      std::exit(1);                                                                         \
+    }                                                                                       \
   } while (0)
 
 template <typename Fn>

@@ -90,11 +90,15 @@ std::function<void(uint64_t)> replayed(std::function<void(uint64_t)> action, uin
 
 int memory_kind(const void* ptr) {
   switch (kind_of(ptr)) {
-    case MemKind::kPageable: return 1;
+    case MemKind::kPageable:
+      return 1;
     case MemKind::kPinned:
-    case MemKind::kRegistered: return 2;
-    case MemKind::kDevice: return 3;
-    case MemKind::kManaged: return 5;
+    case MemKind::kRegistered:
+      return 2;
+    case MemKind::kDevice:
+      return 3;
+    case MemKind::kManaged:
+      return 5;
   }
   return 0;
 }

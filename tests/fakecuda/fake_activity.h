@@ -11,18 +11,18 @@
 
 extern "C" {
 struct SyncscopeFakeGpuOp {
-  int kind;               // 1 kernel, 2 memcpy, 3 memset, 4 sync (CUPTI's record kinds, simplified)
-  uint64_t start_ns;      // CLOCK_MONOTONIC
+  int kind;           // 1 kernel, 2 memcpy, 3 memset, 4 sync (CUPTI's record kinds, simplified)
+  uint64_t start_ns;  // CLOCK_MONOTONIC
   uint64_t end_ns;
   uint64_t bytes;
   uint32_t correlation;
-  uint32_t stream_id;     // 1, 2, ... per simulated stream
-  uint32_t graph_id;      // nonzero for work replayed from a graph
-  const char* name;       // kernel: its device name (lives as long as the program)
-  int copy_kind;          // memcpy: CUpti_ActivityMemcpyKind
-  int src_kind, dst_kind; // memcpy: CUpti_ActivityMemoryKind; memset: src_kind
+  uint32_t stream_id;      // 1, 2, ... per simulated stream
+  uint32_t graph_id;       // nonzero for work replayed from a graph
+  const char* name;        // kernel: its device name (lives as long as the program)
+  int copy_kind;           // memcpy: CUpti_ActivityMemcpyKind
+  int src_kind, dst_kind;  // memcpy: CUpti_ActivityMemoryKind; memset: src_kind
   int async;
-  int sync_type;          // sync: CUpti_ActivitySynchronizationType
+  int sync_type;  // sync: CUpti_ActivitySynchronizationType
 };
 struct SyncscopeFakeActivitySink {
   // name: the runtime function ("cudaMemcpyAsync"); times CLOCK_MONOTONIC.

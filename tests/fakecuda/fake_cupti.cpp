@@ -107,13 +107,24 @@ uint64_t cupti_clock_offset(State& s) {
 size_t record_size(CUpti_ActivityKind kind) {
   size_t size = 0;
   switch (kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: size = sizeof(CUpti_ActivityKernel10); break;
-    case CUPTI_ACTIVITY_KIND_MEMCPY: size = sizeof(CUpti_ActivityMemcpy6); break;
-    case CUPTI_ACTIVITY_KIND_MEMSET: size = sizeof(CUpti_ActivityMemset4); break;
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: size = sizeof(CUpti_ActivitySynchronization2); break;
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      size = sizeof(CUpti_ActivityKernel10);
+      break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      size = sizeof(CUpti_ActivityMemcpy6);
+      break;
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      size = sizeof(CUpti_ActivityMemset4);
+      break;
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      size = sizeof(CUpti_ActivitySynchronization2);
+      break;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: size = sizeof(CUpti_ActivityAPI); break;
-    default: return 0;
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      size = sizeof(CUpti_ActivityAPI);
+      break;
+    default:
+      return 0;
   }
   return (size + 7) & ~size_t{7};
 }
@@ -241,7 +252,8 @@ void on_gpu(const SyncscopeFakeGpuOp* op) {
       y->cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -263,10 +275,18 @@ FAKE_CUPTI CUptiResult cuptiGetVersion(uint32_t* version) {
 FAKE_CUPTI CUptiResult cuptiGetResultString(CUptiResult result, const char** text) {
   if (text == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   switch (result) {
-    case CUPTI_SUCCESS: *text = "CUPTI_SUCCESS"; break;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: *text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"; break;
-    case CUPTI_ERROR_NOT_SUPPORTED: *text = "CUPTI_ERROR_NOT_SUPPORTED"; break;
-    default: *text = "CUPTI_ERROR_UNKNOWN"; break;
+    case CUPTI_SUCCESS:
+      *text = "CUPTI_SUCCESS";
+      break;
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+      *text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+      break;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+      *text = "CUPTI_ERROR_NOT_SUPPORTED";
+      break;
+    default:
+      *text = "CUPTI_ERROR_UNKNOWN";
+      break;
   }
   return CUPTI_SUCCESS;
 }

@@ -21,12 +21,18 @@ namespace {
 
 CUresult from(cudaError_t e) {
   switch (e) {
-    case cudaSuccess: return CUDA_SUCCESS;
-    case cudaErrorInvalidValue: return CUDA_ERROR_INVALID_VALUE;
-    case cudaErrorMemoryAllocation: return CUDA_ERROR_OUT_OF_MEMORY;
-    case cudaErrorInvalidResourceHandle: return CUDA_ERROR_INVALID_HANDLE;
-    case cudaErrorInvalidDevicePointer: return CUDA_ERROR_INVALID_VALUE;
-    default: return CUDA_ERROR_UNKNOWN;
+    case cudaSuccess:
+      return CUDA_SUCCESS;
+    case cudaErrorInvalidValue:
+      return CUDA_ERROR_INVALID_VALUE;
+    case cudaErrorMemoryAllocation:
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    case cudaErrorInvalidResourceHandle:
+      return CUDA_ERROR_INVALID_HANDLE;
+    case cudaErrorInvalidDevicePointer:
+      return CUDA_ERROR_INVALID_VALUE;
+    default:
+      return CUDA_ERROR_UNKNOWN;
   }
 }
 
@@ -64,8 +70,8 @@ FAKE_DRIVER_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned 
                                         unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
                                         CUstream h, void** params, void** extra) {
   if (f == nullptr || extra != nullptr) return CUDA_ERROR_INVALID_VALUE;
-  return from(cudaLaunchKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz), dim3(bx, by, bz), params, shared,
-                               s(h)));
+  return from(
+      cudaLaunchKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz), dim3(bx, by, bz), params, shared, s(h)));
 }
 FAKE_DRIVER_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
                                              unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
@@ -145,8 +151,7 @@ FAKE_DRIVER_API CUresult cuMemCreate(CUmemGenericAllocationHandle* h, size_t n, 
 FAKE_DRIVER_API CUresult cuMemRelease(CUmemGenericAllocationHandle h) {
   return h != 0 && h < g_next_handle ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
-FAKE_DRIVER_API CUresult cuMemMap(CUdeviceptr d, size_t n, size_t, CUmemGenericAllocationHandle h,
-                                  unsigned long long) {
+FAKE_DRIVER_API CUresult cuMemMap(CUdeviceptr d, size_t n, size_t, CUmemGenericAllocationHandle h, unsigned long long) {
   if (d == 0 || n == 0) return CUDA_ERROR_INVALID_VALUE;
   return cuMemRelease(h);  // the handle must exist
 }
@@ -167,17 +172,39 @@ struct Entry {
   void* fn;
 };
 
-#define FAKE_ENTRY(f) {#f, reinterpret_cast<void*>(&f)}
+#define FAKE_ENTRY(f) \
+  { #f, reinterpret_cast < void*>(&f) }
 const Entry kEntries[] = {
-    FAKE_ENTRY(cuInit), FAKE_ENTRY(cuDriverGetVersion), FAKE_ENTRY(cuCtxSynchronize), FAKE_ENTRY(cuStreamSynchronize),
-    FAKE_ENTRY(cuStreamSynchronize_ptsz), FAKE_ENTRY(cuEventSynchronize), FAKE_ENTRY(cuStreamWaitEvent),
-    FAKE_ENTRY(cuLaunchKernel), FAKE_ENTRY(cuLaunchKernel_ptsz), FAKE_ENTRY(cuLaunchKernelEx),
-    FAKE_ENTRY(cuGraphLaunch), FAKE_ENTRY(cuMemcpyHtoD_v2), FAKE_ENTRY(cuMemcpyDtoH_v2),
-    FAKE_ENTRY(cuMemcpyDtoHAsync_v2), FAKE_ENTRY(cuMemcpyAsync), FAKE_ENTRY(cuMemsetD8_v2),
-    FAKE_ENTRY(cuMemsetD32Async), FAKE_ENTRY(cuMemAlloc_v2), FAKE_ENTRY(cuMemFree_v2), FAKE_ENTRY(cuMemAllocAsync),
-    FAKE_ENTRY(cuMemFreeAsync), FAKE_ENTRY(cuMemAllocHost_v2), FAKE_ENTRY(cuMemFreeHost),
-    FAKE_ENTRY(cuMemGetAllocationGranularity), FAKE_ENTRY(cuMemAddressReserve), FAKE_ENTRY(cuMemAddressFree),
-    FAKE_ENTRY(cuMemCreate), FAKE_ENTRY(cuMemRelease), FAKE_ENTRY(cuMemMap), FAKE_ENTRY(cuMemUnmap),
+    FAKE_ENTRY(cuInit),
+    FAKE_ENTRY(cuDriverGetVersion),
+    FAKE_ENTRY(cuCtxSynchronize),
+    FAKE_ENTRY(cuStreamSynchronize),
+    FAKE_ENTRY(cuStreamSynchronize_ptsz),
+    FAKE_ENTRY(cuEventSynchronize),
+    FAKE_ENTRY(cuStreamWaitEvent),
+    FAKE_ENTRY(cuLaunchKernel),
+    FAKE_ENTRY(cuLaunchKernel_ptsz),
+    FAKE_ENTRY(cuLaunchKernelEx),
+    FAKE_ENTRY(cuGraphLaunch),
+    FAKE_ENTRY(cuMemcpyHtoD_v2),
+    FAKE_ENTRY(cuMemcpyDtoH_v2),
+    FAKE_ENTRY(cuMemcpyDtoHAsync_v2),
+    FAKE_ENTRY(cuMemcpyAsync),
+    FAKE_ENTRY(cuMemsetD8_v2),
+    FAKE_ENTRY(cuMemsetD32Async),
+    FAKE_ENTRY(cuMemAlloc_v2),
+    FAKE_ENTRY(cuMemFree_v2),
+    FAKE_ENTRY(cuMemAllocAsync),
+    FAKE_ENTRY(cuMemFreeAsync),
+    FAKE_ENTRY(cuMemAllocHost_v2),
+    FAKE_ENTRY(cuMemFreeHost),
+    FAKE_ENTRY(cuMemGetAllocationGranularity),
+    FAKE_ENTRY(cuMemAddressReserve),
+    FAKE_ENTRY(cuMemAddressFree),
+    FAKE_ENTRY(cuMemCreate),
+    FAKE_ENTRY(cuMemRelease),
+    FAKE_ENTRY(cuMemMap),
+    FAKE_ENTRY(cuMemUnmap),
     FAKE_ENTRY(cuMemSetAccess),
 };
 #undef FAKE_ENTRY

@@ -100,8 +100,8 @@ FAKE_API void __cudaRegisterFatBinaryEnd(void**) {}
 FAKE_API void __cudaUnregisterFatBinary(void**) {}
 FAKE_API char __cudaInitModule(void**) { return 1; }
 
-FAKE_API void __cudaRegisterFunction(void**, const char* host_fun, char*, const char* device_name, int, uint3*,
-                                     uint3*, dim3*, dim3*, int*) {
+FAKE_API void __cudaRegisterFunction(void**, const char* host_fun, char*, const char* device_name, int, uint3*, uint3*,
+                                     dim3*, dim3*, int*) {
   std::string name = device_name ? device_name : "";
   auto* k = new Kernel{name, name.find("syncscope_spin") != std::string::npos};
   std::lock_guard<std::mutex> lock(*g_mutex);
@@ -115,8 +115,8 @@ FAKE_API void __cudaRegisterVar(void**, char* host_var, char*, const char*, int,
   (*g_variables)[host_var] = Variable{host_var, size};
 }
 
-FAKE_API void __cudaRegisterManagedVar(void**, void** host_var_ptr_address, char*, const char*, int, size_t size,
-                                       int, int) {
+FAKE_API void __cudaRegisterManagedVar(void**, void** host_var_ptr_address, char*, const char*, int, size_t size, int,
+                                       int) {
   // A __managed__ variable: the host reaches it through *host_var_ptr_address.
   void* storage = new char[size ? size : 1]();
   *host_var_ptr_address = storage;

@@ -55,7 +55,9 @@ cudaError_t check_copy(void* dst, const void* src, size_t dst_bytes, size_t src_
                        bool* pageable) {
   if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
   switch (kind) {
-    case cudaMemcpyHostToHost: *pageable = false; return cudaSuccess;
+    case cudaMemcpyHostToHost:
+      *pageable = false;
+      return cudaSuccess;
     case cudaMemcpyHostToDevice:
       if (!device_accessible(dst, dst_bytes)) return cudaErrorInvalidValue;
       *pageable = kind_of(src) == MemKind::kPageable;
@@ -122,9 +124,9 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, 
   if (bytes == 0) return cudaSuccess;
   bool pageable = false;
   if (cudaError_t e = check_copy(dst, src, bytes, bytes, kind, &pageable); e != cudaSuccess) return fail(e);
-  return transfer(stream, async && !pageable, copy_ns(bytes, pageable),
-                  [dst, src, bytes] { std::memmove(dst, src, bytes); },
-                  copy_op(dst, src, bytes, stream, async && !pageable));
+  return transfer(
+      stream, async && !pageable, copy_ns(bytes, pageable), [dst, src, bytes] { std::memmove(dst, src, bytes); },
+      copy_op(dst, src, bytes, stream, async && !pageable));
 }
 
 // 2D copies move `height` rows of `width` bytes between pitched buffers.
@@ -137,10 +139,13 @@ cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, si
   bool pageable = false;
   cudaError_t e = check_copy(dst, src, dpitch * (height - 1) + width, spitch * (height - 1) + width, kind, &pageable);
   if (e != cudaSuccess) return fail(e);
-  return transfer(stream, async && !pageable, copy_ns(width * height, pageable), [=] {
-    for (size_t row = 0; row < height; ++row)
-      std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
-  }, copy_op(dst, src, width * height, stream, async && !pageable));
+  return transfer(
+      stream, async && !pageable, copy_ns(width * height, pageable),
+      [=] {
+        for (size_t row = 0; row < height; ++row)
+          std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
+      },
+      copy_op(dst, src, width * height, stream, async && !pageable));
 }
 
 cudaError_t memset_on(void* p, int value, size_t n, Stream* stream, bool async) {
@@ -152,8 +157,9 @@ cudaError_t memset_on(void* p, int value, size_t n, Stream* stream, bool async) 
   op.bytes = n;
   op.src_kind = memory_kind(p);
   op.async = async;
-  return transfer(stream, async, kMemsetBaseNs + n / 1000, [p, value, n] { std::memset(p, value, n); },
-                  op.correlation != 0 ? op : SyncscopeFakeGpuOp{});
+  return transfer(
+      stream, async, kMemsetBaseNs + n / 1000, [p, value, n] { std::memset(p, value, n); },
+      op.correlation != 0 ? op : SyncscopeFakeGpuOp{});
 }
 
 // ---------------------------------------------------------------- launches
@@ -241,7 +247,8 @@ __attribute__((constructor)) void install_fork_handler() { pthread_atfork(nullpt
 const char* error_name(cudaError_t e) {
   switch (e) {
 #define FAKE_ERROR(name) \
-  case name: return #name;
+  case name:             \
+    return #name;
     FAKE_ERROR(cudaSuccess)
     FAKE_ERROR(cudaErrorInvalidValue)
     FAKE_ERROR(cudaErrorMemoryAllocation)
@@ -264,7 +271,8 @@ const char* error_name(cudaError_t e) {
     FAKE_ERROR(cudaErrorNoDevice)
     FAKE_ERROR(cudaErrorUnknown)
 #undef FAKE_ERROR
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -331,16 +339,30 @@ FAKE_API cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int
   if (value == nullptr) return fail(cudaErrorInvalidValue);
   if (device != 0) return fail(cudaErrorInvalidDevice);
   switch (attr) {
-    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
-    case cudaDevAttrMultiProcessorCount: *value = 132; break;
-    case cudaDevAttrWarpSize: *value = 32; break;
-    case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
+    case cudaDevAttrComputeCapabilityMajor:
+      *value = 9;
+      break;
+    case cudaDevAttrComputeCapabilityMinor:
+      *value = 0;
+      break;
+    case cudaDevAttrMultiProcessorCount:
+      *value = 132;
+      break;
+    case cudaDevAttrWarpSize:
+      *value = 32;
+      break;
+    case cudaDevAttrMaxThreadsPerBlock:
+      *value = 1024;
+      break;
     case cudaDevAttrCooperativeLaunch:
     case cudaDevAttrUnifiedAddressing:
     case cudaDevAttrManagedMemory:
-    case cudaDevAttrConcurrentManagedAccess: *value = 1; break;
-    default: *value = 0; break;
+    case cudaDevAttrConcurrentManagedAccess:
+      *value = 1;
+      break;
+    default:
+      *value = 0;
+      break;
   }
   return cudaSuccess;
 }
@@ -392,11 +414,19 @@ FAKE_API cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const
   if (attr == nullptr) return fail(cudaErrorInvalidValue);
   std::memset(attr, 0, sizeof(*attr));
   switch (kind_of(ptr)) {
-    case MemKind::kPageable: attr->type = cudaMemoryTypeUnregistered; break;
-    case MemKind::kDevice: attr->type = cudaMemoryTypeDevice; break;
+    case MemKind::kPageable:
+      attr->type = cudaMemoryTypeUnregistered;
+      break;
+    case MemKind::kDevice:
+      attr->type = cudaMemoryTypeDevice;
+      break;
     case MemKind::kPinned:
-    case MemKind::kRegistered: attr->type = cudaMemoryTypeHost; break;
-    case MemKind::kManaged: attr->type = cudaMemoryTypeManaged; break;
+    case MemKind::kRegistered:
+      attr->type = cudaMemoryTypeHost;
+      break;
+    case MemKind::kManaged:
+      attr->type = cudaMemoryTypeManaged;
+      break;
   }
   attr->device = 0;
   attr->devicePointer = attr->type == cudaMemoryTypeUnregistered ? nullptr : const_cast<void*>(ptr);
@@ -427,7 +457,7 @@ static cudaError_t stream_synchronize(cudaStream_t handle, bool pt) {
   if (s == nullptr) return fail(cudaErrorInvalidResourceHandle);
   if (s->capture.load() != nullptr) return fail(cudaErrorStreamCaptureUnsupported);
   uint64_t start = now_ns();
-  wait_stream_point(s);  // the legacy stream also waits for blocking streams' earlier work
+  wait_stream_point(s);      // the legacy stream also waits for blocking streams' earlier work
   report_sync(3, s, start);  // CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE
   return cudaSuccess;
 }
@@ -506,12 +536,11 @@ FAKE_API cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t n, cudaM
 FAKE_API cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s) {
   return copy(dst, src, n, kind, stream_from_handle(s, false), true);
 }
-FAKE_API cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t n, cudaMemcpyKind kind,
-                                          cudaStream_t s) {
+FAKE_API cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s) {
   return copy(dst, src, n, kind, stream_from_handle(s, true), true);
 }
-FAKE_API cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                                  size_t height, cudaMemcpyKind kind) {
+FAKE_API cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                                  cudaMemcpyKind kind) {
   return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream_from_handle(nullptr, false), false);
 }
 FAKE_API cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
@@ -536,8 +565,8 @@ FAKE_API cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* 
   return copy(dst, src, n, cudaMemcpyDeviceToDevice, stream_from_handle(s, false), true);
 }
 // __device__ variables live in their host shadow (fake_registration.cpp).
-static cudaError_t memcpy_to_symbol(const void* symbol, const void* src, size_t n, size_t offset,
-                                    cudaMemcpyKind kind, bool pt) {
+static cudaError_t memcpy_to_symbol(const void* symbol, const void* src, size_t n, size_t offset, cudaMemcpyKind kind,
+                                    bool pt) {
   ApiScope scope("cudaMemcpyToSymbol");
   if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return fail(cudaErrorInvalidMemcpyDirection);
@@ -550,8 +579,9 @@ static cudaError_t memcpy_to_symbol(const void* symbol, const void* src, size_t 
     op.dst_kind = 6;  // CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC
     op.copy_kind = op.src_kind == 3 || op.src_kind == 5 ? 8 : 1;
   }
-  return transfer(stream_from_handle(nullptr, pt), false, copy_ns(n, pageable),
-                  [address, src, n] { std::memmove(address, src, n); }, op);
+  return transfer(
+      stream_from_handle(nullptr, pt), false, copy_ns(n, pageable),
+      [address, src, n] { std::memmove(address, src, n); }, op);
 }
 static cudaError_t memcpy_from_symbol(void* dst, const void* symbol, size_t n, size_t offset, cudaMemcpyKind kind,
                                       bool pt) {
@@ -567,8 +597,9 @@ static cudaError_t memcpy_from_symbol(void* dst, const void* symbol, size_t n, s
     op.src_kind = 6;  // CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC
     op.copy_kind = op.dst_kind == 3 || op.dst_kind == 5 ? 8 : 2;
   }
-  return transfer(stream_from_handle(nullptr, pt), false, copy_ns(n, pageable),
-                  [dst, address, n] { std::memmove(dst, address, n); }, op);
+  return transfer(
+      stream_from_handle(nullptr, pt), false, copy_ns(n, pageable),
+      [dst, address, n] { std::memmove(dst, address, n); }, op);
 }
 FAKE_API cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t n, size_t offset,
                                         cudaMemcpyKind kind) {
@@ -578,8 +609,7 @@ FAKE_API cudaError_t cudaMemcpyToSymbol_ptds(const void* symbol, const void* src
                                              cudaMemcpyKind kind) {
   return memcpy_to_symbol(symbol, src, n, offset, kind, true);
 }
-FAKE_API cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t n, size_t offset,
-                                          cudaMemcpyKind kind) {
+FAKE_API cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t n, size_t offset, cudaMemcpyKind kind) {
   return memcpy_from_symbol(dst, symbol, n, offset, kind, false);
 }
 FAKE_API cudaError_t cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol, size_t n, size_t offset,
@@ -666,8 +696,7 @@ FAKE_API cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host, unsign
 }
 
 // ---------------------------------------------------------------- launches
-FAKE_API cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void** args, size_t,
-                                        cudaStream_t s) {
+FAKE_API cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void** args, size_t, cudaStream_t s) {
   return launch(k, grid, block, args, stream_from_handle(s, false));
 }
 FAKE_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 grid, dim3 block, void** args, size_t,
@@ -677,8 +706,7 @@ FAKE_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 grid, dim3 blo
 FAKE_API cudaError_t cudaLaunchKernel(const void* f, dim3 grid, dim3 block, void** args, size_t, cudaStream_t s) {
   return launch(f, grid, block, args, stream_from_handle(s, false));
 }
-FAKE_API cudaError_t cudaLaunchKernel_ptsz(const void* f, dim3 grid, dim3 block, void** args, size_t,
-                                           cudaStream_t s) {
+FAKE_API cudaError_t cudaLaunchKernel_ptsz(const void* f, dim3 grid, dim3 block, void** args, size_t, cudaStream_t s) {
   return launch(f, grid, block, args, stream_from_handle(s, true));
 }
 FAKE_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* c, const void* f, void** args) {
@@ -777,8 +805,8 @@ FAKE_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t s, cudaStreamCaptur
   return is_capturing(s, st, true);
 }
 static cudaError_t get_capture_info(cudaStream_t handle, cudaStreamCaptureStatus* status, unsigned long long* id,
-                                    cudaGraph_t* graph, const cudaGraphNode_t** deps,
-                                    const cudaGraphEdgeData** edges, size_t* num_deps, bool pt) {
+                                    cudaGraph_t* graph, const cudaGraphNode_t** deps, const cudaGraphEdgeData** edges,
+                                    size_t* num_deps, bool pt) {
   Stream* s = stream_from_handle(handle, pt);
   if (s == nullptr) return fail(cudaErrorInvalidResourceHandle);
   if (status == nullptr) return fail(cudaErrorInvalidValue);
@@ -792,14 +820,13 @@ static cudaError_t get_capture_info(cudaStream_t handle, cudaStreamCaptureStatus
   return cudaSuccess;
 }
 FAKE_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, cudaStreamCaptureStatus* st, unsigned long long* id,
-                                              cudaGraph_t* g, const cudaGraphNode_t** d,
-                                              const cudaGraphEdgeData** e, size_t* n) {
+                                              cudaGraph_t* g, const cudaGraphNode_t** d, const cudaGraphEdgeData** e,
+                                              size_t* n) {
   return get_capture_info(s, st, id, g, d, e, n, false);
 }
-FAKE_API cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t s, cudaStreamCaptureStatus* st,
-                                                   unsigned long long* id, cudaGraph_t* g,
-                                                   const cudaGraphNode_t** d, const cudaGraphEdgeData** e,
-                                                   size_t* n) {
+FAKE_API cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t s, cudaStreamCaptureStatus* st, unsigned long long* id,
+                                                   cudaGraph_t* g, const cudaGraphNode_t** d,
+                                                   const cudaGraphEdgeData** e, size_t* n) {
   return get_capture_info(s, st, id, g, d, e, n, true);
 }
 FAKE_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {

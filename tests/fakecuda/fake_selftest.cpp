@@ -24,14 +24,14 @@ namespace {
 
 int g_failures = 0;
 
-#define EXPECT(cond, ...)                                  \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      ++g_failures;                                        \
+#define EXPECT(cond, ...)                                                  \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      ++g_failures;                                                        \
       std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                   \
-      std::fprintf(stderr, "\n");                          \
-    }                                                      \
+      std::fprintf(stderr, __VA_ARGS__);                                   \
+      std::fprintf(stderr, "\n");                                          \
+    }                                                                      \
   } while (0)
 
 double now_us() {
@@ -48,8 +48,8 @@ void register_kernels() {
   void** handle = __cudaRegisterFatBinary(fatbin);
   __cudaRegisterFunction(handle, reinterpret_cast<const char*>(&spin_stub), nullptr, "_ZL14syncscope_spinx", -1,
                          nullptr, nullptr, nullptr, nullptr, nullptr);
-  __cudaRegisterFunction(handle, reinterpret_cast<const char*>(&other_stub), nullptr, "_Z5otherv", -1, nullptr,
-                         nullptr, nullptr, nullptr, nullptr);
+  __cudaRegisterFunction(handle, reinterpret_cast<const char*>(&other_stub), nullptr, "_Z5otherv", -1, nullptr, nullptr,
+                         nullptr, nullptr, nullptr);
   __cudaRegisterVar(handle, reinterpret_cast<char*>(g_symbol), nullptr, "g_symbol", 0, sizeof(g_symbol), 0, 0);
   __cudaRegisterFatBinaryEnd(handle);
 }
@@ -174,7 +174,8 @@ void check_kernels_and_events() {
   // Host functions run in order.
   static std::atomic<int> order{0};
   spin(300000, s1);
-  cudaLaunchHostFunc(s1, [](void*) { order = 1; }, nullptr);
+  cudaLaunchHostFunc(
+      s1, [](void*) { order = 1; }, nullptr);
   EXPECT(order == 0, "host func not run before the kernel");
   cudaStreamSynchronize(s1);
   EXPECT(order == 1, "host func ran");
@@ -232,7 +233,8 @@ void check_graphs() {
   double t = time_us([&] {
     for (int i = 0; i < 3; ++i) spin(500000, s);
     cudaMemsetAsync(dev, 5, 64, s);
-    cudaLaunchHostFunc(s, [](void*) { ++host_runs; }, nullptr);
+    cudaLaunchHostFunc(
+        s, [](void*) { ++host_runs; }, nullptr);
   });
   EXPECT(cudaStreamQuery(s) == cudaSuccess, "captured work does not run");
   EXPECT(static_cast<char*>(dev)[0] != 5 && host_runs == 0, "captured work did not execute");
@@ -287,8 +289,7 @@ void check_pointers_and_errors() {
          "unknown kernel");
   EXPECT(cudaFree(pageable.data()) == cudaErrorInvalidValue, "free of host memory");
   EXPECT(cudaFree(static_cast<char*>(dev) + 1) == cudaErrorInvalidValue, "free inside an allocation");
-  EXPECT(cudaMemcpy(reinterpret_cast<void*>(0x10), pageable.data(), 8, cudaMemcpyHostToDevice) ==
-             cudaErrorInvalidValue,
+  EXPECT(cudaMemcpy(reinterpret_cast<void*>(0x10), pageable.data(), 8, cudaMemcpyHostToDevice) == cudaErrorInvalidValue,
          "copy to a bad device pointer");
   EXPECT(cudaMemcpy(dev, pageable.data(), 1024, cudaMemcpyHostToDevice) == cudaErrorInvalidValue,
          "copy past the allocation");
@@ -375,12 +376,8 @@ int main(int argc, char** argv) {
   struct Check {
     const char* name;
     void (*run)();
-  } checks[] = {{"copies", check_copies},
-                {"kernels", check_kernels_and_events},
-                {"legacy", check_legacy_stream},
-                {"graphs", check_graphs},
-                {"pointers", check_pointers_and_errors},
-                {"threads", check_threads_and_fork}};
+  } checks[] = {{"copies", check_copies}, {"kernels", check_kernels_and_events},   {"legacy", check_legacy_stream},
+                {"graphs", check_graphs}, {"pointers", check_pointers_and_errors}, {"threads", check_threads_and_fork}};
   register_kernels();
   for (const Check& c : checks) {
     bool wanted = argc == 1;

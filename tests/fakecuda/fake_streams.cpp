@@ -222,9 +222,9 @@ void* create_stream(bool blocking) {
   auto* s = new Stream(blocking, false);
   std::lock_guard<std::mutex> lock(*g_registry_mutex);
   // Forget destroyed streams whose work is done (their workers have ended).
-  g_streams->erase(std::remove_if(g_streams->begin(), g_streams->end(),
-                                  [](Stream* d) { return d->destroyed() && d->idle(); }),
-                   g_streams->end());
+  g_streams->erase(
+      std::remove_if(g_streams->begin(), g_streams->end(), [](Stream* d) { return d->destroyed() && d->idle(); }),
+      g_streams->end());
   g_streams->push_back(s);
   return s;
 }

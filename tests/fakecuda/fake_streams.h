@@ -66,10 +66,10 @@ class Stream {
   uint64_t enqueued_ = 0;
   // Written under mutex_; atomic so waiters and the idle worker can poll.
   std::atomic<uint64_t> completed_{0};
-  std::atomic<uint64_t> queued_{0};           // queue_.size()
-  std::atomic<bool> worker_asleep_{false};    // blocked on changed_: enqueue must notify
-  int blocked_waiters_ = 0;                   // blocked on changed_: completion must notify
-  uint64_t end_ns_ = 0;  // simulated end of the last completed operation
+  std::atomic<uint64_t> queued_{0};         // queue_.size()
+  std::atomic<bool> worker_asleep_{false};  // blocked on changed_: enqueue must notify
+  int blocked_waiters_ = 0;                 // blocked on changed_: completion must notify
+  uint64_t end_ns_ = 0;                     // simulated end of the last completed operation
   std::atomic<bool> destroyed_{false};
   static constexpr uint64_t kEndRing = 1024;
   uint64_t ends_[kEndRing] = {};  // simulated end times by ticket % kEndRing

@@ -223,12 +223,13 @@ TEST(ElfImage, DamagedFilesNeverReadOutOfBounds) {
     (void)image.build_id();
     DynamicTables tables;
     if (image.dynamic_tables(&tables)) {
-      for_each_import(tables, [](const ImportEntry& e, void*) -> int { return e.symbol[0] == '\x7f'; }, nullptr);
+      for_each_import(
+          tables, [](const ImportEntry& e, void*) -> int { return e.symbol[0] == '\x7f'; }, nullptr);
       (void)find_dynamic_definition(tables, "fixture_call_a");
     }
     for (uint32_t type : {uint32_t{SHT_SYMTAB}, uint32_t{SHT_DYNSYM}}) {
-      image.for_each_section_symbol(type, [](const SymbolEntry& e, void*) -> int { return e.name[0] == '\x7f'; },
-                                    nullptr);
+      image.for_each_section_symbol(
+          type, [](const SymbolEntry& e, void*) -> int { return e.name[0] == '\x7f'; }, nullptr);
     }
   };
   for (size_t size = 0; size <= whole.size(); size += 16) {

@@ -89,7 +89,9 @@ class Target {
     for (int i = 0; i < 200 && state() != wanted; ++i) std::this_thread::sleep_for(10ms);
   }
   void wait_until_blocked() { wait_for_state('S'); }
-  void write_stdin(const std::string& data) { ASSERT_EQ(write(stdin_, data.data(), data.size()), ssize_t(data.size())); }
+  void write_stdin(const std::string& data) {
+    ASSERT_EQ(write(stdin_, data.data(), data.size()), ssize_t(data.size()));
+  }
   void close_stdin() {
     close(stdin_);
     stdin_ = -1;
@@ -299,8 +301,7 @@ TEST_F(Inject, AlreadyTracedTargetNamesTheOtherTracer) {
   auto handle = inject_library(t.pid(), INJECT_PROBE_LIB);
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(handle.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_NE(handle.status().message().find("another tracer (TracerPid " + std::to_string(getpid())),
-            std::string::npos)
+  EXPECT_NE(handle.status().message().find("another tracer (TracerPid " + std::to_string(getpid())), std::string::npos)
       << handle.status();
   // Let go of it again (detaching needs a stop) and check it was not harmed.
   ASSERT_EQ(ptrace(PTRACE_INTERRUPT, t.pid(), nullptr, nullptr), 0);

@@ -68,9 +68,7 @@ TEST(ProcMaps, ReadsOwnMaps) {
   EXPECT_TRUE(self->contains(here));
 }
 
-TEST(ProcMaps, MissingProcessIsAnError) {
-  EXPECT_FALSE(read_proc_maps(0x3fffffff).ok());
-}
+TEST(ProcMaps, MissingProcessIsAnError) { EXPECT_FALSE(read_proc_maps(0x3fffffff).ok()); }
 
 }  // namespace
 }  // namespace syncscope::inject

@@ -14,10 +14,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
-#include <cerrno>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -65,7 +65,8 @@ nlohmann::json read_json(const std::string& path) {
 // The steady hidden-sync findings of the only process in a findings/v1 report.
 std::vector<nlohmann::json> hidden_syncs(const nlohmann::json& report) {
   std::vector<nlohmann::json> out;
-  if (!report.contains("processes") || report["processes"].empty()) return out;  // nothing recorded: the caller's check fails
+  if (!report.contains("processes") || report["processes"].empty())
+    return out;  // nothing recorded: the caller's check fails
   for (const auto& f : report["processes"][0]["findings"]) {
     if (f["category"] == "hidden-sync" && f["phase"] == "steady") out.push_back(f);
   }
@@ -114,8 +115,8 @@ TEST(Attach, DormantProcessIsRecordedOnlyWhileAttached) {
 TEST(Attach, RunDormantThenAttachAllByPattern) {
   std::string dir = fresh_dir("attach-all");
   // A duration no other test uses, so the pattern matches this run only.
-  Started run_dormant = start({syncscope_bin(), "run", "--dormant", "--", example("long_loop"), "5", "23"},
-                              fake_runtime_env());
+  Started run_dormant =
+      start({syncscope_bin(), "run", "--dormant", "--", example("long_loop"), "5", "23"}, fake_runtime_env());
   std::this_thread::sleep_for(800ms);
   RunResult r = attach({"--all", "long_loop 5 23", "-d", "1s", "-o", dir + "/t"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -218,8 +219,8 @@ TEST(Attach, CtrlCEndsTheRecordingAndStillReports) {
   std::string dir = fresh_dir("attach-ctrl-c");
   Started target = start({example("long_loop"), "8", "8"}, dormant_env());
   std::this_thread::sleep_for(500ms);
-  Started attaching = start({syncscope_bin(), "attach", std::to_string(target.pid), "-o", dir + "/t"},
-                            fake_runtime_env());
+  Started attaching =
+      start({syncscope_bin(), "attach", std::to_string(target.pid), "-o", dir + "/t"}, fake_runtime_env());
   ASSERT_TRUE(wait_for_text(attaching.err_path, "until Ctrl-C", 10s)) << slurp(attaching.err_path);
   std::this_thread::sleep_for(800ms);
   kill(attaching.pid, SIGINT);
@@ -271,7 +272,8 @@ TEST(Attach, PythonLinesOfADormantProcess) {
   // exec the interpreter: wait until the process has the runtime loaded.
   ASSERT_TRUE(wait_for_text("/proc/" + std::to_string(target.pid) + "/maps", "libcudart", 30s));
   std::this_thread::sleep_for(500ms);
-  RunResult r = attach({std::to_string(target.pid), "-d", "1s", "-o", dir + "/t", "--format", "json=" + dir + "/r.json"});
+  RunResult r =
+      attach({std::to_string(target.pid), "-d", "1s", "-o", dir + "/t", "--format", "json=" + dir + "/r.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto syncs = hidden_syncs(read_json(dir + "/r.json"));
   ASSERT_EQ(syncs.size(), 1u);

@@ -105,9 +105,9 @@ TEST(Dump, AgreesWithTheReaderAndTheSegmentation) {
 TEST(Dump, EventsNameTheirPythonLine) {
   std::string script = SYNCSCOPE_SOURCE_DIR "/examples/python/ctypes_sync_loop.py";
   std::string dir = fresh_dir("dump-python");
-  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script,
-                     "20"},
-                    fake_runtime_env());
+  RunResult r =
+      run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script, "20"},
+          fake_runtime_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto traces = load_traces(dir + "/t");
   ASSERT_EQ(traces.size(), 1u);

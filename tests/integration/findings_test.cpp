@@ -16,8 +16,8 @@ nlohmann::json record_json(const std::string& name, const std::vector<std::strin
   std::string dir = fresh_dir("findings-" + name);
   std::string json_path = dir + "/findings.json";
   // --no-report: nothing on standard output, the JSON file is still written.
-  std::vector<std::string> argv = {syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--format",
-                                   "json=" + json_path, "--", example(name)};
+  std::vector<std::string> argv = {syncscope_bin(),     "run", "--no-report", "-o", dir + "/t", "--format",
+                                   "json=" + json_path, "--",  example(name)};
   argv.insert(argv.end(), args.begin(), args.end());
   RunResult r = run(argv, fake_runtime_env());
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -123,8 +123,9 @@ TEST_P(PythonAttribution, PythonLineOfAHiddenSync) {
   std::string script = SYNCSCOPE_SOURCE_DIR "/examples/python/ctypes_sync_loop.py";
   std::string dir = fresh_dir("findings-python");
   std::string json_path = dir + "/findings.json";
-  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path, "--",
-                                   "/usr/bin/env", "python3", script, "40"};
+  std::vector<std::string> argv = {
+      syncscope_bin(), "run",     "-o",   dir + "/t", "--format", "json=" + json_path, "--",
+      "/usr/bin/env",  "python3", script, "40"};
   if (release_gil) argv.push_back("--release-gil");
   RunResult r = run(argv, fake_runtime_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -153,9 +154,8 @@ TEST(Findings, PythonFramesCanBeTurnedOff) {
   std::string dir = fresh_dir("findings-nopython");
   auto env = fake_runtime_env();
   env["SYNCSCOPE_PYTHON"] = "0";
-  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3",
-                     script, "10"},
-                    env);
+  RunResult r = run(
+      {syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script, "10"}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto traces = load_traces(dir + "/t");
   ASSERT_EQ(traces.size(), 1u);

@@ -34,15 +34,16 @@ void write(const std::string& path, const std::string& text) { std::ofstream(pat
 
 TEST(Gating, FailOnGivesTheGateExitStatus) {
   std::string dir = fresh_dir("fail-on");
-  RunResult r = syncscope({"run", "-o", dir + "/t", "--fail-on", "hidden-sync", "--", example("hidden_sync_loop"), "60"});
+  RunResult r =
+      syncscope({"run", "-o", dir + "/t", "--fail-on", "hidden-sync", "--", example("hidden_sync_loop"), "60"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.out.find("gate: FAIL"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("hidden-sync"), std::string::npos);
   r = syncscope({"run", "-o", dir + "/t2", "--fail-on", "hidden-sync", "--error-exitcode", "9", "--",
                  example("hidden_sync_loop"), "60"});
   EXPECT_EQ(r.exit_code, 9) << r.err;
-  r = syncscope({"run", "-o", dir + "/t3", "--fail-on", "pageable-copy,default-stream", "--", example("hidden_sync_loop"),
-                 "60"});
+  r = syncscope(
+      {"run", "-o", dir + "/t3", "--fail-on", "pageable-copy,default-stream", "--", example("hidden_sync_loop"), "60"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("gate: pass"), std::string::npos) << r.out;
 }
@@ -87,7 +88,8 @@ TEST(Gating, SuppressionsFromAFileAndFromTheWorkingDirectory) {
   EXPECT_NE(r.out.find("   0  all:never_matches_anything"), std::string::npos) << r.out;
   // Found as ./.syncscope-suppressions, unless told not to.
   write(dir + "/.syncscope-suppressions", "hidden-sync:read_loss_value\n");
-  std::string in_dir = "cd '" + dir + "' && exec '" + syncscope_bin() + "' report '" + rec.dir + "' --fail-on hidden-sync";
+  std::string in_dir =
+      "cd '" + dir + "' && exec '" + syncscope_bin() + "' report '" + rec.dir + "' --fail-on hidden-sync";
   EXPECT_EQ(run({"/bin/sh", "-c", in_dir}, fake_runtime_env()).exit_code, 0);
   EXPECT_EQ(run({"/bin/sh", "-c", in_dir + " --no-default-suppressions"}, fake_runtime_env()).exit_code, 3);
 }
@@ -95,8 +97,8 @@ TEST(Gating, SuppressionsFromAFileAndFromTheWorkingDirectory) {
 TEST(Gating, AMalformedSuppressionsFileStopsBeforeTheCommandRuns) {
   std::string dir = fresh_dir("bad-rules");
   write(dir + "/rules", "hidden-sync:ok\nhiden-sync:typo\n");
-  RunResult r = syncscope({"run", "-o", dir + "/t", "--suppressions", dir + "/rules", "--", "/bin/sh", "-c",
-                           "touch '" + dir + "/ran'"});
+  RunResult r = syncscope(
+      {"run", "-o", dir + "/t", "--suppressions", dir + "/rules", "--", "/bin/sh", "-c", "touch '" + dir + "/ran'"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(dir + "/rules:2: unknown category 'hiden-sync'"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran"));
@@ -138,7 +140,7 @@ TEST(Gating, EveryFormatIsWrittenAtomicallyEvenWithoutAReport) {
                            "sarif=" + dir + "/r.sarif", "--format", "junit=" + dir + "/r.xml", "--format",
                            "github=" + dir + "/r.github", "--format", "json=" + dir + "/r.json", "--",
                            example("hidden_sync_loop"), "60"});
-  EXPECT_EQ(r.exit_code, 3) << r.err;  // --no-report still judges the gate
+  EXPECT_EQ(r.exit_code, 3) << r.err;                      // --no-report still judges the gate
   EXPECT_EQ(r.out.find("== process"), std::string::npos);  // and prints no report
   for (const char* file : {"r.sarif", "r.xml", "r.github", "r.json"}) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + file)) << file;

@@ -42,8 +42,7 @@ Recorded record(const std::string& name, const std::string& example_name, std::m
 bool causes_gpu_work(const Event& e) {
   if (e.flags & (kFlagCapturing | kFlagError)) return false;
   ApiFamily f = api_family(e.api);
-  return f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch || f == ApiFamily::kCopy ||
-         f == ApiFamily::kMemset;
+  return f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset;
 }
 
 // Every launch, copy and memset has its GPU record, every GPU record its call.
@@ -58,8 +57,8 @@ void expect_joined(const ProcessTrace& trace, size_t min_checked = 10, const cha
   size_t checked = 0;
   for (size_t i = 0; i < trace.events.size(); ++i) {
     const Event& e = trace.events[i];
-    if (!causes_gpu_work(e) || e.bytes == 0 && api_family(e.api) != ApiFamily::kLaunch &&
-                                   api_family(e.api) != ApiFamily::kGraphLaunch) {
+    if (!causes_gpu_work(e) ||
+        e.bytes == 0 && api_family(e.api) != ApiFamily::kLaunch && api_family(e.api) != ApiFamily::kGraphLaunch) {
       continue;
     }
     ++checked;
@@ -168,7 +167,8 @@ TEST(GpuTimeline, OffUnlessAskedFor) {
   Recorded by_env = record("gpu-env-off", "api_tour", {{"SYNCSCOPE_GPU_TIMELINE", "0"}});
   for (const Recorded* r : {&by_default, &by_env}) {
     ASSERT_EQ(r->traces.size(), 1u);
-    EXPECT_EQ(r->traces[0].info("gpu_timeline").rfind("off: not asked for", 0), 0u) << r->traces[0].info("gpu_timeline");
+    EXPECT_EQ(r->traces[0].info("gpu_timeline").rfind("off: not asked for", 0), 0u)
+        << r->traces[0].info("gpu_timeline");
     EXPECT_TRUE(r->traces[0].gpu_activity.empty());
     EXPECT_TRUE(r->traces[0].gpu_api.empty());
   }
@@ -204,8 +204,9 @@ struct Reported {
 Reported report_of(const std::string& name, const std::string& example_name, std::map<std::string, std::string> env) {
   std::string dir = fresh_dir(name);
   std::string json_path = dir + "/findings.json";
-  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "text", "--format",
-                                   "json=" + json_path, "--", example(example_name), "60"};
+  std::vector<std::string> argv = {
+      syncscope_bin(),       "run", "-o", dir + "/t", "--format", "text", "--format", "json=" + json_path, "--",
+      example(example_name), "60"};
   for (const auto& [k, v] : fake_runtime_env()) env.emplace(k, v);
   Reported out;
   out.result = run(argv, env);

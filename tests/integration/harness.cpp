@@ -59,8 +59,7 @@ Started start(const std::vector<std::string>& argv, const std::map<std::string, 
   return Started{pid, out_path, err_path};
 }
 
-RunResult run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-              int timeout_s) {
+RunResult run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env, int timeout_s) {
   return finish(start(argv, env), timeout_s);
 }
 
@@ -89,8 +88,8 @@ RunResult finish(const Started& started, int timeout_s) {
 std::string fresh_dir(const std::string& name) {
   static int counter = 0;
   const char* base = std::getenv("TMPDIR");
-  std::string dir = std::string(base ? base : "/tmp") + "/syncscope-e2e-" + std::to_string(getpid()) + "-" +
-                    name + "-" + std::to_string(counter++);
+  std::string dir = std::string(base ? base : "/tmp") + "/syncscope-e2e-" + std::to_string(getpid()) + "-" + name +
+                    "-" + std::to_string(counter++);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

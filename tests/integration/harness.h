@@ -12,9 +12,9 @@
 namespace syncscope::testing {
 
 struct RunResult {
-  int exit_code = -1;     // exit status, or 128+signal
-  std::string out;        // stdout
-  std::string err;        // stderr
+  int exit_code = -1;  // exit status, or 128+signal
+  std::string out;     // stdout
+  std::string err;     // stderr
 };
 
 // A started child whose output goes to files.

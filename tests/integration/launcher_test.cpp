@@ -17,9 +17,9 @@ namespace {
 TEST(Launcher, PassesTheChildsExitCodeThrough) {
   for (int code : {0, 3, 42}) {
     std::string dir = fresh_dir("exit");
-    RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example("exit_code"),
-                       std::to_string(code)},
-                      fake_runtime_env());
+    RunResult r =
+        run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example("exit_code"), std::to_string(code)},
+            fake_runtime_env());
     EXPECT_EQ(r.exit_code, code) << r.err;
     auto traces = load_traces(dir + "/t");
     ASSERT_EQ(traces.size(), 1u);
@@ -58,8 +58,7 @@ TEST(Launcher, PrependsToAnExistingLdPreload) {
 
 TEST(Launcher, ForwardsSigtermAndReportsTheSignal) {
   std::string dir = fresh_dir("signal");
-  Started s = start({syncscope_bin(), "run", "-o", dir + "/t", "--", example("long_loop"), "60"},
-                    fake_runtime_env());
+  Started s = start({syncscope_bin(), "run", "-o", dir + "/t", "--", example("long_loop"), "60"}, fake_runtime_env());
   // Let it record for a while (several flush intervals).
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   kill(s.pid, SIGTERM);

@@ -16,8 +16,8 @@ std::string launcher() { return std::string(SYNCSCOPE_SOURCE_DIR) + "/examples/l
 
 TEST(MultiProcess, EveryRankReportedAndTheStragglerStandsOut) {
   std::string dir = fresh_dir("ranks");
-  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "text", "--format", "json=" + dir + "/r.json",
-                     "--", launcher(), "3", example("rank_worker"), "60"},
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "text", "--format",
+                     "json=" + dir + "/r.json", "--", launcher(), "3", example("rank_worker"), "60"},
                     fake_runtime_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // One trace per rank (the shell wrapper exec'ed into its rank).
@@ -43,7 +43,8 @@ TEST(MultiProcess, EveryRankReportedAndTheStragglerStandsOut) {
   EXPECT_NEAR(syncs["2"], 1.0, 0.05);
   bool straggler = false;
   for (const auto& o : report["across_processes"]["outliers"]) {
-    if (o["rank"] == "1" && o["reason"].get<std::string>().find("syncs per step") != std::string::npos) straggler = true;
+    if (o["rank"] == "1" && o["reason"].get<std::string>().find("syncs per step") != std::string::npos)
+      straggler = true;
     // Ranks 0 and 2 sync as often as each other; only time noise could flag them.
     if (o["rank"] != "1") {
       EXPECT_EQ(o["reason"].get<std::string>().find("syncs per step"), std::string::npos);
@@ -73,9 +74,9 @@ TEST(MultiProcess, PythonDashMBehindAShellWrapper) {
   if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   std::string dir = fresh_dir("python-m");
   std::string command = "cd '" SYNCSCOPE_SOURCE_DIR "/examples/python' && exec python3 -m ctypes_sync_loop 40";
-  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + dir + "/r.json", "--", "/bin/sh",
-                     "-c", command},
-                    fake_runtime_env());
+  RunResult r = run(
+      {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + dir + "/r.json", "--", "/bin/sh", "-c", command},
+      fake_runtime_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(dir + "/r.json");
   nlohmann::json report = nlohmann::json::parse(in);

@@ -25,19 +25,18 @@ uint32_t python_line(const ProcessTrace& t, uint32_t stack) {
   return 0;
 }
 
-ProcessTrace record(const std::string& name, std::map<std::string, std::string> env, bool worker,
-                    bool many = false) {
+ProcessTrace record(const std::string& name, std::map<std::string, std::string> env, bool worker, bool many = false) {
   std::string dir = fresh_dir(name);
   env.merge(fake_runtime_env());
   env["PYTHONPATH"] = kStandIns;
-  std::vector<std::string> argv = {syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--",
-                                   "/usr/bin/env", "python3", kScript, "30"};
+  std::vector<std::string> argv = {syncscope_bin(), "run",     "--no-report", "-o", dir + "/t", "--",
+                                   "/usr/bin/env",  "python3", kScript,       "30"};
   if (worker) argv.push_back(SYNCSCOPE_FRAMELESS_WORKER);
   if (many) argv.push_back("many");
   RunResult r = run(argv, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("user sitecustomize ran"), std::string::npos) << "the user's sitecustomize was shadowed:\n"
-                                                                       << r.err;
+                                                                     << r.err;
   auto traces = load_traces(dir + "/t");
   EXPECT_EQ(traces.size(), 1u);
   return traces.empty() ? ProcessTrace{} : traces[0];

@@ -170,8 +170,8 @@ TEST(RecordingProblems, UnusableOutputDirectoryStopsBeforeTheCommandRuns) {
   std::ofstream(dir + "/file") << "a file, not a directory";
   std::string marker = dir + "/ran";
   std::vector<std::string> command = {"--", "/bin/sh", "-c", "touch '" + marker + "'"};
-  std::vector<std::string> args = {"run", "-o", dir + "/file/t", "--fail-on", "all", "--format",
-                                   "json=" + dir + "/r.json"};
+  std::vector<std::string> args = {"run", "-o",       dir + "/file/t",          "--fail-on",
+                                   "all", "--format", "json=" + dir + "/r.json"};
   args.insert(args.end(), command.begin(), command.end());
   RunResult r = syncscope(args);
   EXPECT_EQ(r.exit_code, kIncomplete) << r.err;

@@ -16,7 +16,6 @@
 namespace syncscope::testing {
 namespace {
 
-
 // Symbol names on the stack of an event (innermost first).
 std::vector<std::string> stack_symbols(const ProcessTrace& trace, const Event& e) {
   std::vector<std::string> names;
@@ -104,8 +103,8 @@ TEST(Recording, AllocChurnLoop) {
 
 TEST(Recording, ForkedChildWritesItsOwnTrace) {
   std::string dir = fresh_dir("fork");
-  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example("fork_child")},
-                    fake_runtime_env());
+  RunResult r =
+      run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example("fork_child")}, fake_runtime_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto traces = load_traces(dir + "/t");
   ASSERT_EQ(traces.size(), 2u);
@@ -123,9 +122,9 @@ TEST(Recording, ForkedChildWritesItsOwnTrace) {
 
 TEST(Recording, NoStacksOption) {
   std::string dir = fresh_dir("nostacks");
-  RunResult r = run({syncscope_bin(), "run", "--no-report", "--no-stacks", "-o", dir + "/t", "--",
-                     example("hidden_sync_loop"), "5"},
-                    fake_runtime_env());
+  RunResult r = run(
+      {syncscope_bin(), "run", "--no-report", "--no-stacks", "-o", dir + "/t", "--", example("hidden_sync_loop"), "5"},
+      fake_runtime_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto traces = load_traces(dir + "/t");
   ASSERT_EQ(traces.size(), 1u);
@@ -187,7 +186,7 @@ TEST(Recording, ApiTourSeesEveryHookExactly) {
   EXPECT_EQ(ptsz[0].direction, static_cast<uint8_t>(Direction::kDeviceToDevice));
   // Created streams: the blocking one records flags 0, the others non-blocking.
   auto created = events_of(t, ApiId::cudaStreamCreateWithFlags);
-  EXPECT_EQ(created[0].bytes, 1u);  // cudaStreamNonBlocking
+  EXPECT_EQ(created[0].bytes, 1u);                   // cudaStreamNonBlocking
   EXPECT_EQ(created[0].stream, launches[1].stream);  // s2, where the graph was captured
   // The syncs' stacks name the function that made them.
   auto syncs = events_of(t, ApiId::cudaStreamSynchronize);

@@ -98,7 +98,7 @@ TEST(AllocatorChurn, SteadyAllocationsFreeBurstsAndGrowth) {
   for (int step = 0; step < 10; ++step) {
     s.launch(1);
     s.call(ApiId::cudaMalloc, 20000, 0, kAllocSite).bytes = 1000 + step * 100;  // growing
-    for (int i = 0; i < 5; ++i) s.call(ApiId::cudaFree, 1000, 0, kFreeSite);  // empty_cache burst
+    for (int i = 0; i < 5; ++i) s.call(ApiId::cudaFree, 1000, 0, kFreeSite);    // empty_cache burst
   }
   StepInfo steps = detect_steps(s.events(), StepOptions{});
   ASSERT_TRUE(steps.detected);

@@ -29,10 +29,10 @@ StepWindow window(uint32_t step, uint64_t start, uint64_t end, int16_t phase = 0
 
 TEST(GpuTimelineSteps, BusyIsTheUnionOfWorkInsideEachStep) {
   std::vector<GpuActivity> activity = {
-      work(GpuKind::kKernel, 100, 300), work(GpuKind::kKernel, 200, 400),  // overlap: 300 of kernels
-      work(GpuKind::kMemcpy, 350, 500),                                    // busy 100..500 = 400
-      work(GpuKind::kMemset, 900, 1100),                                   // 100 in each step
-      work(GpuKind::kSync, 0, 2000),                                       // a host wait: not GPU work
+      work(GpuKind::kKernel, 100, 300),    work(GpuKind::kKernel, 200, 400),  // overlap: 300 of kernels
+      work(GpuKind::kMemcpy, 350, 500),                                       // busy 100..500 = 400
+      work(GpuKind::kMemset, 900, 1100),                                      // 100 in each step
+      work(GpuKind::kSync, 0, 2000),                                          // a host wait: not GPU work
       work(GpuKind::kRuntimeApi, 0, 2000),
   };
   auto steps = gpu_time_per_step(activity, {window(0, 0, 1000), window(1, 1000, 2000)});

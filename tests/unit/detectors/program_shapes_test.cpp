@@ -133,9 +133,9 @@ TEST(ProgramShapes, TransformerWithEvalAndCheckpointByOptimizerSteps) {
   expect_gpt_structure(a, StepSource::kOptimizerStep);
   EXPECT_EQ(a.phases[0].name, "train");
   EXPECT_EQ(a.phases[0].marker_stack_id, kMarkerSite);
-  EXPECT_EQ(a.phases[0].steps, 58u);  // the first two are warm-up (the allocator settles in the second)
+  EXPECT_EQ(a.phases[0].steps, 58u);             // the first two are warm-up (the allocator settles in the second)
   EXPECT_EQ(a.phases[0].interrupted_steps, 5u);  // eval after steps 10..50 (the one after 60 follows the loop)
-  EXPECT_EQ(a.phases.size(), 2u);                 // train and eval, nothing else
+  EXPECT_EQ(a.phases.size(), 2u);                // train and eval, nothing else
 }
 
 TEST(ProgramShapes, TransformerWithEvalAndCheckpointByBackwardPasses) {
@@ -197,7 +197,8 @@ TEST(ProgramShapes, TrainEpochThenValidationAndTest) {
 TEST(ProgramShapes, GradientAccumulation) {
   // Optimizer steps; backward bursts grouped by what the main thread does
   // after them; the repeating pattern of one thread.
-  for (auto [markers, backward_tid] : {std::pair{true, kBackward}, std::pair{false, kBackward}, std::pair{false, kMain}}) {
+  for (auto [markers, backward_tid] :
+       {std::pair{true, kBackward}, std::pair{false, kBackward}, std::pair{false, kMain}}) {
     Program p(markers, backward_tid);
     for (int step = 0; step < 30; ++step) {
       for (int micro = 0; micro < 4; ++micro) {

@@ -26,7 +26,7 @@ TEST(Steps, RepeatingPatternAfterWarmupAndBeforeTeardown) {
   EXPECT_GE(info.steps, 27u);  // one step counted as warm-up, edges trimmed
   EXPECT_LE(info.steps, 29u);
   EXPECT_GT(info.step_ns, 0);
-  EXPECT_GT(info.steady_start_ns, s.events()[5].start_ns);  // after the warm-up kernels
+  EXPECT_GT(info.steady_start_ns, s.events()[5].start_ns);    // after the warm-up kernels
   EXPECT_LE(info.steady_end_ns, s.events().back().start_ns);  // the final free is teardown
 }
 
@@ -85,8 +85,10 @@ TEST(Steps, ShortLoopAfterALongWarmup) {
   Stream s;
   std::mt19937 rng(11);
   for (int i = 0; i < 2000; ++i) {
-    if (rng() % 3 == 0) s.call(ApiId::cudaMalloc, 1000, 0, 100 + rng() % 500);
-    else s.launch(1000 + rng() % 5000);
+    if (rng() % 3 == 0)
+      s.call(ApiId::cudaMalloc, 1000, 0, 100 + rng() % 500);
+    else
+      s.launch(1000 + rng() % 5000);
   }
   for (int step = 0; step < 40; ++step) {
     s.launch(1);

@@ -32,8 +32,8 @@ class Stream {
     e.dst = kernel;
     return e;
   }
-  Event& copy(ApiId api, Direction d, HostMem m, uint64_t bytes, bool async, uint32_t stack,
-              uint64_t duration = 2000, uint64_t stream = 0x100) {
+  Event& copy(ApiId api, Direction d, HostMem m, uint64_t bytes, bool async, uint32_t stack, uint64_t duration = 2000,
+              uint64_t stream = 0x100) {
     Event& e = call(api, duration, stream, stack);
     e.direction = static_cast<uint8_t>(d);
     e.host_mem = static_cast<uint8_t>(m);

@@ -17,7 +17,9 @@ nlohmann::json finding(const std::string& category, const std::string& file, int
           {"host_blocked_us_per_step", 50.0},
           {"suppressed", nullptr},
           {"user_frame",
-           {{"file", file}, {"line", line}, {"function", function},
+           {{"file", file},
+            {"line", line},
+            {"function", function},
             {"source", source.empty() ? nlohmann::json(nullptr) : nlohmann::json(source)}}}};
 }
 
@@ -32,7 +34,8 @@ TEST(Identity, SurvivesLineShiftsAndCheckoutsElsewhere) {
   EXPECT_EQ(fingerprint(a), fingerprint(b));
   FindingIdentity edited = identity_from_json(finding("hidden-sync", "/ci/train.py", 42, "step", "loss.item() / n"));
   EXPECT_FALSE(same_site(a, edited));
-  FindingIdentity other_category = identity_from_json(finding("pageable-copy", "/ci/train.py", 42, "step", "loss.item()"));
+  FindingIdentity other_category =
+      identity_from_json(finding("pageable-copy", "/ci/train.py", 42, "step", "loss.item()"));
   EXPECT_FALSE(same_site(a, other_category));
   // Without source text the line decides.
   FindingIdentity no_source = identity_from_json(finding("hidden-sync", "/x/train.py", 42, "step", ""));
@@ -43,7 +46,8 @@ TEST(Identity, SurvivesLineShiftsAndCheckoutsElsewhere) {
 
 TEST(Baseline, ChecksTheDocument) {
   EXPECT_FALSE(baseline_from_json(nlohmann::json::object(), "x").ok());
-  EXPECT_FALSE(baseline_from_json({{"schema", "syncscope/findings/v9"}, {"processes", nlohmann::json::array()}}, "x").ok());
+  EXPECT_FALSE(
+      baseline_from_json({{"schema", "syncscope/findings/v9"}, {"processes", nlohmann::json::array()}}, "x").ok());
   EXPECT_FALSE(baseline_from_json({{"schema", "syncscope/findings/v1"}}, "x").ok());
   auto b = baseline_from_json(document({finding("hidden-sync", "t.py", 3, "f", "x.item()")}), "base.json");
   ASSERT_TRUE(b.ok());
@@ -56,7 +60,7 @@ TEST(Diff, AddedFixedChangedUnchanged) {
   nlohmann::json base = document({finding("hidden-sync", "t.py", 3, "f", "a.item()"),
                                   finding("allocator-churn", "t.py", 5, "f", "torch.cuda.empty_cache()"),
                                   finding("hidden-sync", "t.py", 7, "g", "b.item()", 1.0)});
-  nlohmann::json now = document({finding("hidden-sync", "t.py", 4, "f", "a.item()"),  // moved a line: unchanged
+  nlohmann::json now = document({finding("hidden-sync", "t.py", 4, "f", "a.item()"),       // moved a line: unchanged
                                  finding("hidden-sync", "t.py", 8, "g", "b.item()", 3.0),  // 3x as often
                                  finding("pageable-copy", "t.py", 9, "h", "x.cuda()"),
                                  finding("hidden-sync", "t.py", 1, "w", "c.item()", 1, "warmup")});

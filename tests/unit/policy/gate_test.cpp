@@ -18,8 +18,8 @@ TEST(Budget, ParsesCountsPerStepAndAll) {
   ASSERT_TRUE(count.ok());
   EXPECT_FALSE((*count)[0].per_step);
   EXPECT_EQ(parse_budget("all=2.5/step")->size(), 4u);
-  for (const char* bad : {"hidden-sync", "hidden-sync=", "hidden-sync=-1", "hidden-sync=x/step", "hidden-sync=1/epoch",
-                          "nope=1"}) {
+  for (const char* bad :
+       {"hidden-sync", "hidden-sync=", "hidden-sync=-1", "hidden-sync=x/step", "hidden-sync=1/epoch", "nope=1"}) {
     EXPECT_FALSE(parse_budget(bad).ok()) << bad;
   }
 }
@@ -46,8 +46,7 @@ TEST(Gate, FailOnIsABudgetOfZeroAndALaterBudgetWins) {
 TEST(Gate, JudgesPerStepAndCountBudgets) {
   GatePolicy policy;
   policy.budgets = {{Category::kHiddenSync, 1, true}, {Category::kAllocatorChurn, 0, false}};
-  std::map<Category, CategoryTally> tallies = {{Category::kHiddenSync, {40, 1}},
-                                               {Category::kPageableCopy, {99, 2}}};
+  std::map<Category, CategoryTally> tallies = {{Category::kHiddenSync, {40, 1}}, {Category::kPageableCopy, {99, 2}}};
   auto verdicts = judge(policy, tallies, 40);
   ASSERT_EQ(verdicts.size(), 4u);
   EXPECT_FALSE(verdicts[0].failed);  // exactly 1/step passes

@@ -9,9 +9,8 @@ namespace syncscope::preload {
 namespace {
 
 TEST(Config, DefaultsWithoutEnvironment) {
-  for (const char* k : {"SYNCSCOPE_DISABLE", "SYNCSCOPE_OUTPUT_DIR", "SYNCSCOPE_FLUSH_MS",
-                        "SYNCSCOPE_RING_EVENTS", "SYNCSCOPE_STACKS", "SYNCSCOPE_LOG", "SYNCSCOPE_CLOCK",
-                        "SYNCSCOPE_DORMANT"}) {
+  for (const char* k : {"SYNCSCOPE_DISABLE", "SYNCSCOPE_OUTPUT_DIR", "SYNCSCOPE_FLUSH_MS", "SYNCSCOPE_RING_EVENTS",
+                        "SYNCSCOPE_STACKS", "SYNCSCOPE_LOG", "SYNCSCOPE_CLOCK", "SYNCSCOPE_DORMANT"}) {
     unsetenv(k);
   }
   Config c = config_from_environment();
@@ -47,8 +46,8 @@ TEST(Config, ParsesAndValidates) {
   c = config_from_environment();
   EXPECT_EQ(c.flush_ms, 50u);
   EXPECT_EQ(c.ring_events, 16384u);
-  for (const char* k : {"SYNCSCOPE_DISABLE", "SYNCSCOPE_OUTPUT_DIR", "SYNCSCOPE_FLUSH_MS",
-                        "SYNCSCOPE_RING_EVENTS", "SYNCSCOPE_STACKS", "SYNCSCOPE_LOG"}) {
+  for (const char* k : {"SYNCSCOPE_DISABLE", "SYNCSCOPE_OUTPUT_DIR", "SYNCSCOPE_FLUSH_MS", "SYNCSCOPE_RING_EVENTS",
+                        "SYNCSCOPE_STACKS", "SYNCSCOPE_LOG"}) {
     unsetenv(k);
   }
 }

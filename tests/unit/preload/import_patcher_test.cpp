@@ -24,9 +24,7 @@ int replacement_a() { return 101; }
 int replacement_b() { return 202; }
 int other_writer() { return 303; }
 
-bool only_the_fixture(uintptr_t, const char* path, void*) {
-  return std::strstr(path, "libelf_fixture.so") != nullptr;
-}
+bool only_the_fixture(uintptr_t, const char* path, void*) { return std::strstr(path, "libelf_fixture.so") != nullptr; }
 
 const ImportPatch kBoth[] = {
     {"fixture_import_a", reinterpret_cast<void*>(&replacement_a)},

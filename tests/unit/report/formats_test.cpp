@@ -28,8 +28,9 @@ ProcessTrace rank_trace(int rank) {
   t.header.ppid = 999;
   t.complete = true;
   t.file = "/traces/" + std::to_string(1000 + rank) + "-0.sstrace";
-  t.process_info = {{"argv", "python3 train.py"}, {"cuda_runtime", "real"}, {"cwd", kGolden},
-                    {"RANK", std::to_string(rank)}, {"LOCAL_RANK", std::to_string(rank)}, {"WORLD_SIZE", "2"}};
+  t.process_info = {
+      {"argv", "python3 train.py"},         {"cuda_runtime", "real"}, {"cwd", kGolden}, {"RANK", std::to_string(rank)},
+      {"LOCAL_RANK", std::to_string(rank)}, {"WORLD_SIZE", "2"}};
   t.python_code[1] = {"train.py", "step", 4};
   t.python_stacks[1] = {{1, 6}};
   t.python_stacks[2] = {{1, 7}};
@@ -63,7 +64,8 @@ ReportOptions policy() {
   options.policy.gate.budgets = {{Category::kHiddenSync, 1, true}};
   options.policy.suppressions = *parse_suppressions("hidden-sync:train.py:7\n", "rules");
   // A baseline that knows the .item() line.
-  options.policy.baseline = Baseline{"base.json", {make_identity("hidden-sync", "train.py", 6, "step", "value = loss.item()")}};
+  options.policy.baseline =
+      Baseline{"base.json", {make_identity("hidden-sync", "train.py", 6, "step", "value = loss.item()")}};
   return options;
 }
 
@@ -98,8 +100,8 @@ TEST(Formats, TheModelCarriesPolicyAndRanks) {
   EXPECT_EQ(f.report.processes[0].label(), "rank 0 (pid 1000)");
   EXPECT_FALSE(f.report.processes[0].gate_failed);  // its only sync is in the baseline
   EXPECT_TRUE(f.report.processes[1].gate_failed);   // 2 native syncs per step the baseline does not know
-  EXPECT_EQ(f.report.suppressed, 2u);              // train.py:7 in warm-up and steady state (the last step is a step)
-  EXPECT_EQ(f.report.known, 4u);                   // train.py:6 in every phase it appears in
+  EXPECT_EQ(f.report.suppressed, 2u);               // train.py:7 in warm-up and steady state (the last step is a step)
+  EXPECT_EQ(f.report.known, 4u);                    // train.py:6 in every phase it appears in
   EXPECT_TRUE(f.report.gate_failed);
   ASSERT_EQ(f.report.ranks.outliers.size(), 1u);
   EXPECT_EQ(f.report.ranks.outliers[0].process, 1u);

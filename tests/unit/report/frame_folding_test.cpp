@@ -62,8 +62,9 @@ TEST(FrameFolding, QualifiedNameDropsReturnTypeTemplatesAndParameters) {
 TEST(FrameFolding, KindsOfPlumbing) {
   EXPECT_EQ(frame_kind(frame(kWrapLocalScalarDense, "libtorch_cuda.so")), FrameKind::kDispatcher);
   EXPECT_EQ(frame_kind(frame("at::_ops::item::call(at::Tensor const&)", "libtorch_cpu.so")), FrameKind::kDispatcher);
-  EXPECT_EQ(frame_kind(frame("at::(anonymous namespace)::wrapper_CUDA__add_Tensor(at::Tensor const&)", "libtorch_cuda.so")),
-            FrameKind::kDispatcher);
+  EXPECT_EQ(
+      frame_kind(frame("at::(anonymous namespace)::wrapper_CUDA__add_Tensor(at::Tensor const&)", "libtorch_cuda.so")),
+      FrameKind::kDispatcher);
   EXPECT_EQ(frame_kind(frame("torch::ADInplaceOrView::(anonymous namespace)::add__Tensor(c10::DispatchKeySet)",
                              "libtorch_cpu.so")),
             FrameKind::kDispatcher);

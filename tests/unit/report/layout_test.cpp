@@ -88,7 +88,8 @@ TEST(Layout, PhasesInTheHeader) {
   p.analysis.steps = StepInfo{};
   p.analysis.steps.steady_start_ns = 201000;
   text = render(no_steps.report);
-  EXPECT_NE(text.find("   steps: no repeating launch pattern; the first 200.0 µs count as warm-up\n"), std::string::npos)
+  EXPECT_NE(text.find("   steps: no repeating launch pattern; the first 200.0 µs count as warm-up\n"),
+            std::string::npos)
       << text;
   EXPECT_EQ(text.find("train:"), std::string::npos) << text;
   // Without phases (detectors that do not fill them): the one steps line.

@@ -46,7 +46,7 @@ inline SiteFrames python_site(std::vector<PythonSiteFrame> python, std::vector<F
 }
 
 inline Finding finding(Category category, Phase phase, const std::string& api_sequence, uint64_t count, double per_step,
-                double blocked_us_per_step, double share, const std::string& hint) {
+                       double blocked_us_per_step, double share, const std::string& hint) {
   Finding f;
   f.category = category;
   f.phase = phase;
@@ -114,8 +114,8 @@ struct JobFixture {
     item.site = python_site(script_frames(15), item_stack());
     // 2. embedding's backward reads back on pt_autograd_0 while the main thread waits in loss.backward().
     ReportedFinding backward;
-    backward.finding = finding(Category::kHiddenSync, Phase::kSteady, "cudaMemcpyAsync(D2H)+cudaStreamSynchronize",
-                               118, 1.0, 95, 0.031, kReadBackHint);
+    backward.finding = finding(Category::kHiddenSync, Phase::kSteady, "cudaMemcpyAsync(D2H)+cudaStreamSynchronize", 118,
+                               1.0, 95, 0.031, kReadBackHint);
     backward.finding.tid = 4260;
     backward.finding.phase_index = 0;
     backward.finding.steps_with = 118;
@@ -145,8 +145,8 @@ struct JobFixture {
     eval_copy.finding.phase_index = 1;
     eval_copy.finding.steps_with = 9;
     eval_copy.finding.bytes = 9 * 8192;
-    eval_copy.site = python_site(script_frames(9), {frame("at::native::copy_(at::Tensor&, at::Tensor const&, bool)",
-                                                          "libtorch_cpu.so")});
+    eval_copy.site = python_site(script_frames(9),
+                                 {frame("at::native::copy_(at::Tensor&, at::Tensor const&, bool)", "libtorch_cpu.so")});
     p.findings = {item, backward, print, eval_copy};
 
     // Warm-up and teardown: the same lines once or twice, model setup, an unknown site.

@@ -103,7 +103,10 @@ TEST(Symbolizer, VdsoAndNonElfFilesGiveModuleOnlyFrames) {
   std::string text_file = ::testing::TempDir() + "/not_an_elf.so";
   std::FILE* file = std::fopen(text_file.c_str(), "w");
   ASSERT_NE(file, nullptr);
-  std::fputs("\x7f" "ELF but not really, just text\n", file);
+  std::fputs(
+      "\x7f"
+      "ELF but not really, just text\n",
+      file);
   std::fclose(file);
   ProcessTrace t;
   t.modules.push_back({0x1000, 0x2000, 0x1000, "[vdso]", ""});
@@ -169,9 +172,9 @@ TEST(Symbolizer, AModuleRebuiltSinceTheRecordingIsLeftUnsymbolizedWithOneWarning
   set_report_warning_sink(nullptr);
   ASSERT_EQ(warnings_said().size(), 1u);
   EXPECT_NE(warnings_said()[0].find(t.info("exe")), std::string::npos) << warnings_said()[0];
-  EXPECT_NE(warnings_said()[0].find("00112233445566778899aabbccddeeff00112233 then, " + build_id_of(t.info("exe")) +
-                                    " now"),
-            std::string::npos)
+  EXPECT_NE(
+      warnings_said()[0].find("00112233445566778899aabbccddeeff00112233 then, " + build_id_of(t.info("exe")) + " now"),
+      std::string::npos)
       << warnings_said()[0];
 }
 

@@ -18,7 +18,8 @@ TEST(ChildEnvironment, AddsPreloadAndOutputDir) {
   EXPECT_TRUE(has(env, "PATH=/bin"));
   EXPECT_TRUE(has(env, "LD_PRELOAD=/opt/s/lib/libsyncscope.so"));
   EXPECT_TRUE(has(env, "SYNCSCOPE_OUTPUT_DIR=/tmp/trace"));
-  EXPECT_FALSE(std::any_of(env.begin(), env.end(), [](const std::string& s) { return s.rfind("SYNCSCOPE_STACKS", 0) == 0; }));
+  EXPECT_FALSE(
+      std::any_of(env.begin(), env.end(), [](const std::string& s) { return s.rfind("SYNCSCOPE_STACKS", 0) == 0; }));
 }
 
 TEST(ChildEnvironment, PrependsToExistingPreloadOnce) {

@@ -42,9 +42,8 @@ const std::string kSample = SYNCSCOPE_SOURCE_DIR "/tests/data/traces/v1/accumula
 class Dump : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("syncscope_dump_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::path(::testing::TempDir()) / ("syncscope_dump_" + std::to_string(getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -253,9 +252,9 @@ TEST_F(Dump, EventsTakeAnOptionalLimit) {
 
   Result text = run({"dump", file, "--events", "3", "--stacks", "--phases"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  for (const char* want : {"events (3 of 121", "cudaMemcpyAsync", "D2H/pinned", "async", "#5", "train.py:42 step",
-                           "stacks (1;", "py /home/user/proj/train.py:42 step", "\nphases", "calls per step",
-                           "warm-up", "teardown"}) {
+  for (const char* want :
+       {"events (3 of 121", "cudaMemcpyAsync", "D2H/pinned", "async", "#5", "train.py:42 step", "stacks (1;",
+        "py /home/user/proj/train.py:42 step", "\nphases", "calls per step", "warm-up", "teardown"}) {
     EXPECT_NE(text.out.find(want), std::string::npos) << want << "\n" << text.out;
   }
 }

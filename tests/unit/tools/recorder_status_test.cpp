@@ -27,8 +27,8 @@ TEST(RecorderStatus, ParsesEveryKind) {
   EXPECT_EQ(s.traces_opened[0].first, 101u);
   EXPECT_EQ(s.traces_opened[0].second, "/t/101-0.sstrace");
   ASSERT_EQ(s.problems.size(), 5u);
-  EXPECT_EQ(s.problems[0], (RecordingProblem{102, kStatusTraceOpenFailed,
-                                             "cannot create /t/102-0.sstrace: Permission denied"}));
+  EXPECT_EQ(s.problems[0],
+            (RecordingProblem{102, kStatusTraceOpenFailed, "cannot create /t/102-0.sstrace: Permission denied"}));
   EXPECT_EQ(s.problems[1], (RecordingProblem{101, kStatusWriteFailed, "/t/101-0.sstrace: No space left on device"}));
   EXPECT_EQ(s.problems[2], (RecordingProblem{103, kStatusTraceRemoved, "/t/103-0.sstrace"}));
   EXPECT_EQ(s.problems[3], (RecordingProblem{104, kStatusEventsDropped, "4096"}));

@@ -53,9 +53,9 @@ TEST(ControlLine, ReadsWhatPeopleType) {
 }
 
 TEST(ControlLine, RefusesWhatIsNotTheFormat) {
-  for (const char* line : {"", "   ", "start /tmp/x", "ok syncscope 0.1.0 pid 12", "ok =v", "ok k=\"open",
-                           "ok k=\"x\"y", "ok k=\"\\q\"", "ok k=\"\\x4\"", "ok k=a\"b", "ok k=a\\b", "o!k",
-                           "ok k!=v"}) {
+  for (const char* line :
+       {"", "   ", "start /tmp/x", "ok syncscope 0.1.0 pid 12", "ok =v", "ok k=\"open", "ok k=\"x\"y", "ok k=\"\\q\"",
+        "ok k=\"\\x4\"", "ok k=a\"b", "ok k=a\\b", "o!k", "ok k!=v"}) {
     EXPECT_FALSE(parse(line).has_value()) << line;
   }
   EXPECT_FALSE(parse(std::string(kMaxLineBytes + 1, 'a')).has_value());

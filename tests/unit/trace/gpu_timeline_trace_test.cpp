@@ -144,10 +144,14 @@ TEST(GpuTimelineJoin, EachRecordFindsItsCall) {
       on_thread(make_event(id(ApiId::cudaStreamSynchronize), 3000, 9000), 7, 0xa00),
   };
   std::vector<GpuRecord> records = {
-      api_record(1020, 1080, 1, 7), api_record(1030, 1070, 2, 8),
-      api_record(2050, 2250, 3, 7), api_record(3010, 8990, 4, 7),
-      gpu(GpuKind::kKernel, 1500, 2500, 1, 13), gpu(GpuKind::kKernel, 1600, 1700, 2, 14),
-      gpu(GpuKind::kMemcpy, 2600, 2900, 3, 13), gpu(GpuKind::kSync, 3010, 8990, 4, 13),
+      api_record(1020, 1080, 1, 7),
+      api_record(1030, 1070, 2, 8),
+      api_record(2050, 2250, 3, 7),
+      api_record(3010, 8990, 4, 7),
+      gpu(GpuKind::kKernel, 1500, 2500, 1, 13),
+      gpu(GpuKind::kKernel, 1600, 1700, 2, 14),
+      gpu(GpuKind::kMemcpy, 2600, 2900, 3, 13),
+      gpu(GpuKind::kSync, 3010, 8990, 4, 13),
       gpu(GpuKind::kKernel, 4000, 4100, 99, 13),  // launched by something unrecorded: same stream id
       gpu(GpuKind::kKernel, 4000, 4100, 98, 77),  // unknown stream id too
   };

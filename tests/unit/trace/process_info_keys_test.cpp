@@ -27,10 +27,9 @@ TEST(ProcessInfoKeys, DocumentedInTheTraceFormat) {
   text << in.rdbuf();
   const std::string doc = text.str();
   using namespace info_key;
-  for (const char* name :
-       {kArgv, kExe, kCwd, kHostname, kRank, kLocalRank, kWorldSize, kCudaRuntime, kCudaRuntimeReal,
-        kCudaRuntimeSimulated, kUnwinder, kClock, kSyncscopeVersion, kAttachMode, kAttachModeDormant,
-        kAttachModeInjected, kAttachRedirectedSlots, kAttachRedirectedObjects}) {
+  for (const char* name : {kArgv, kExe, kCwd, kHostname, kRank, kLocalRank, kWorldSize, kCudaRuntime, kCudaRuntimeReal,
+                           kCudaRuntimeSimulated, kUnwinder, kClock, kSyncscopeVersion, kAttachMode, kAttachModeDormant,
+                           kAttachModeInjected, kAttachRedirectedSlots, kAttachRedirectedObjects}) {
     EXPECT_NE(doc.find(std::string("`") + name), std::string::npos) << name;
   }
   const std::string first_not_seen = attach_not_seen_key(1);

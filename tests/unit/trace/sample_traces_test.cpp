@@ -63,10 +63,10 @@ TEST(TraceSamples, Version1ReadsWithItsContents) {
 
   // Events: counts per API, in time order, all within the recording.
   ASSERT_EQ(t.events.size(), 147u);
-  std::map<std::string, size_t> want = {{"cudaStreamCreateWithFlags", 1}, {"cudaMalloc", 1},
-                                        {"cudaMallocHost", 1},            {"cudaMemsetAsync", 72},
-                                        {"cudaMemcpyAsync", 12},          {"cudaStreamSynchronize", 36},
-                                        {"syncscope_optimizer_step", 12}, {"syncscope_gil_wait", 12}};
+  std::map<std::string, size_t> want = {
+      {"cudaStreamCreateWithFlags", 1}, {"cudaMalloc", 1},         {"cudaMallocHost", 1},
+      {"cudaMemsetAsync", 72},          {"cudaMemcpyAsync", 12},   {"cudaStreamSynchronize", 36},
+      {"syncscope_optimizer_step", 12}, {"syncscope_gil_wait", 12}};
   EXPECT_EQ(api_counts(t), want);
   EXPECT_TRUE(std::is_sorted(t.events.begin(), t.events.end(),
                              [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; }));

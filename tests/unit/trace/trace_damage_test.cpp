@@ -67,16 +67,33 @@ Expected expected_for(const std::vector<unsigned char>& bytes, const std::vector
   for (const RecordSpan& s : spans) {
     const unsigned char* p = bytes.data() + s.begin + sizeof(RecordHeader);
     switch (static_cast<RecordType>(s.type)) {
-      case RecordType::kEvents: x.events += s.size / sizeof(Event); break;
-      case RecordType::kStack: ++x.stacks; break;
-      case RecordType::kModule: ++x.modules; break;
-      case RecordType::kModuleBuildId: ++x.build_ids; break;  // its module always precedes it
-      case RecordType::kThread: ++x.threads; break;
-      case RecordType::kProcess: ++x.process; break;
-      case RecordType::kPyCode: ++x.py_code; break;
-      case RecordType::kPyStack: ++x.py_stacks; break;
+      case RecordType::kEvents:
+        x.events += s.size / sizeof(Event);
+        break;
+      case RecordType::kStack:
+        ++x.stacks;
+        break;
+      case RecordType::kModule:
+        ++x.modules;
+        break;
+      case RecordType::kModuleBuildId:
+        ++x.build_ids;
+        break;  // its module always precedes it
+      case RecordType::kThread:
+        ++x.threads;
+        break;
+      case RecordType::kProcess:
+        ++x.process;
+        break;
+      case RecordType::kPyCode:
+        ++x.py_code;
+        break;
+      case RecordType::kPyStack:
+        ++x.py_stacks;
+        break;
       case RecordType::kGpuActivity:  // not written by these tests (gpu_timeline_trace_test.cpp)
-      case RecordType::kString: break;
+      case RecordType::kString:
+        break;
       case RecordType::kDrops: {
         uint32_t tid;
         uint64_t n;
@@ -372,10 +389,18 @@ TEST(TraceDamage, RandomMutationsNeverCrash) {
       // Mostly past the header, where damage must be tolerated; sometimes in it.
       size_t at = rng() % 8 == 0 ? rng() % sizeof(FileHeader) : rng() % bytes.size();
       switch (rng() % 4) {
-        case 0: bytes[at] = static_cast<unsigned char>(rng()); break;
-        case 1: bytes[at] ^= static_cast<unsigned char>(1u << (rng() % 8)); break;
-        case 2: bytes[at] = 0xFF; break;
-        default: bytes[at] = static_cast<unsigned char>(rng() % 16); break;
+        case 0:
+          bytes[at] = static_cast<unsigned char>(rng());
+          break;
+        case 1:
+          bytes[at] ^= static_cast<unsigned char>(1u << (rng() % 8));
+          break;
+        case 2:
+          bytes[at] = 0xFF;
+          break;
+        default:
+          bytes[at] = static_cast<unsigned char>(rng() % 16);
+          break;
       }
     }
     size_t size = rng() % 4 == 0 ? rng() % (bytes.size() + 1) : bytes.size();

@@ -63,7 +63,7 @@ TEST(TraceRoundTrip, EveryRecordTypeComesBack) {
   w.add_module(0x7f0000000000, 0x7f0000100000, 0x7f0000000000, "/lib/libx.so");
   const unsigned char build_id[] = {0x5c, 0xa1, 0xab, 0x1e, 0x00, 0xff};
   w.add_module_build_id(0x7f0000000000, build_id, sizeof(build_id));
-  w.add_module(0x400000, 0x500000, 0, "/usr/bin/prog");  // no build-id
+  w.add_module(0x400000, 0x500000, 0, "/usr/bin/prog");         // no build-id
   w.add_module_build_id(0x123000, build_id, sizeof(build_id));  // no such module: ignored
   w.add_thread(7, "main");
   w.add_thread(8, "");
@@ -440,8 +440,8 @@ TEST(TraceRoundTrip, ReaderAcceptsLongerHeadersAndEvents) {
 TEST(TraceRoundTrip, ListTraceFilesBySuffixSortedByName) {
   std::string dir = temp_dir("list");
   std::filesystem::create_directories(dir + "/sub.sstrace");  // a directory: not a trace
-  for (const char* name : {"20-0.sstrace", "100-1.sstrace", "100-0.sstrace", "notes.txt", ".sstrace",
-                           "x.sstrace.tmp", "sstrace"}) {
+  for (const char* name :
+       {"20-0.sstrace", "100-1.sstrace", "100-0.sstrace", "notes.txt", ".sstrace", "x.sstrace.tmp", "sstrace"}) {
     std::ofstream(dir + "/" + name) << "x";
   }
   auto files = list_trace_files(dir);

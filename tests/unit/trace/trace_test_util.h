@@ -17,9 +17,9 @@ namespace syncscope::testing {
 
 // A fresh, empty (not yet created) directory under the system temp dir.
 inline std::string temp_dir(const std::string& name) {
-  std::string dir = (std::filesystem::temp_directory_path() /
-                     ("syncscope-trace-test-" + std::to_string(getpid()) + "-" + name))
-                        .string();
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("syncscope-trace-test-" + std::to_string(getpid()) + "-" + name))
+          .string();
   std::filesystem::remove_all(dir);
   return dir;
 }
