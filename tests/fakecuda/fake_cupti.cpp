@@ -98,10 +98,35 @@ State& state() {
 }
 
 // CUPTI's clock (the registered callback's, else CLOCK_REALTIME) minus
-// CLOCK_MONOTONIC: taken once per record, so its start and end agree.
+// CLOCK_MONOTONIC, measured from the closest of several paired reads (two
+// reads preempted apart would move a record by the preemption, microseconds,
+// which no real clock does); measured again only when the clock changes.
+uint64_t measured_offset(CUpti_TimestampCallbackFunc callback) {
+  uint64_t best = 0, best_window = ~0ull;
+  for (int i = 0; i < 16; ++i) {
+    uint64_t before = clock_ns(CLOCK_MONOTONIC);
+    uint64_t other = callback != nullptr ? callback() : clock_ns(CLOCK_REALTIME);
+    uint64_t after = clock_ns(CLOCK_MONOTONIC);
+    if (after - before < best_window) {
+      best_window = after - before;
+      best = other - (before + (after - before) / 2);
+    }
+  }
+  return best;
+}
+
 uint64_t cupti_clock_offset(State& s) {
-  if (s.timestamp != nullptr) return s.timestamp() - clock_ns(CLOCK_MONOTONIC);
-  return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+  static std::mutex mutex;
+  static CUpti_TimestampCallbackFunc measured_for = nullptr;
+  static uint64_t offset = 0;
+  static bool measured = false;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!measured || measured_for != s.timestamp) {
+    offset = measured_offset(s.timestamp);
+    measured_for = s.timestamp;
+    measured = true;
+  }
+  return offset;
 }
 
 size_t record_size(CUpti_ActivityKind kind) {
