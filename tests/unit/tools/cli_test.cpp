@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/unit/tools/command_test_fixture.h"
 #include "trace/format.h"
 
 namespace syncscope {
@@ -24,65 +25,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;  // -1: killed by a signal (then `signal` is set)
-  int signal = 0;
-  std::string out, err;
-};
+using Result = testing::CommandResult;
+using testing::CommandTest;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class Cli : public ::testing::Test {
+class Cli : public CommandTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("syncscope_cli_" + std::to_string(getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Starts syncscope ARGS with SYNCSCOPE_PRELOAD set; returns its pid.
-  pid_t start(const std::vector<std::string>& args) {
-    std::vector<char*> argv;
-    std::string bin = SYNCSCOPE_BIN;
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    pid_t pid = fork();
-    if (pid == 0) {
-      setenv("SYNCSCOPE_PRELOAD", SYNCSCOPE_PRELOAD_FILE, 1);
-      int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(o, 1);
-      dup2(e, 2);
-      execv(argv[0], argv.data());
-      _exit(99);
-    }
-    return pid;
-  }
-
-  Result wait_for(pid_t pid) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    Result r;
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-    r.out = slurp((dir_ / "stdout").string());
-    r.err = slurp((dir_ / "stderr").string());
-    return r;
-  }
-
-  Result run(const std::vector<std::string>& args) { return wait_for(start(args)); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  Cli() : CommandTest("syncscope_cli", SYNCSCOPE_PRELOAD_FILE) {}
 
   // A minimal valid trace: a header and a clean end, no events.
   void write_empty_trace(const std::string& file) {
@@ -99,8 +47,6 @@ class Cli : public ::testing::Test {
     out.write(reinterpret_cast<const char*>(&r), sizeof(r));
     out.write(reinterpret_cast<const char*>(&end), sizeof(end));
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Cli, VersionAndHelp) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/tools/command_test_fixture.h"
 #include "trace/api.h"
 #include "trace/format.h"
 #include "trace/writer.h"
@@ -25,57 +26,15 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Result = testing::CommandResult;
+using testing::CommandTest;
+using testing::slurp;
 
 const std::string kSample = SYNCSCOPE_SOURCE_DIR "/tests/data/traces/v1/accumulation_loop.sstrace";
 
-class Dump : public ::testing::Test {
+class Dump : public CommandTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("syncscope_dump_" + std::to_string(getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // syncscope ARGS, its output in files.
-  Result run(const std::vector<std::string>& args) {
-    std::vector<std::string> copy = {SYNCSCOPE_BIN};
-    copy.insert(copy.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::string out = path("stdout"), err = path("stderr");
-    pid_t pid = fork();
-    if (pid == 0) {
-      int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(o, 1);
-      dup2(e, 2);
-      execv(argv[0], argv.data());
-      _exit(99);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+  Dump() : CommandTest("syncscope_dump") {}
 
   json run_json(const std::vector<std::string>& args, int expected_exit = 0) {
     Result r = run(args);
@@ -144,8 +103,6 @@ class Dump : public ::testing::Test {
     w.close();
     return file;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Dump, TextShowsHeaderCountsThreadsAndApis) {
