@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -56,6 +57,18 @@ T load(const unsigned char* p) {
 }
 
 std::string text(const unsigned char* p, uint32_t len) { return std::string(reinterpret_cast<const char*>(p), len); }
+
+// kThread and kString share a layout: u32 id, u32 len, char text[len].
+// `record` and `field` name them in errors; empty on success.
+std::string numbered_text(const unsigned char* p, uint32_t size, const char* record, const char* field, uint32_t* id,
+                          std::string* out) {
+  if (size < 8) return absl::StrCat(record, " record of ", size, " bytes is too short");
+  uint32_t len = load<uint32_t>(p + 4);
+  if (8 + uint64_t{len} > size) return absl::StrCat(field, " overruns its record");
+  *id = load<uint32_t>(p);
+  *out = text(p + 8, len);
+  return {};
+}
 
 std::string hex(const unsigned char* p, uint32_t len) {
   static const char kDigits[] = "0123456789abcdef";
@@ -169,11 +182,11 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
       return {};
     }
     case RecordType::kThread: {
-      if (size < 8) return absl::StrCat("thread record of ", size, " bytes is too short");
-      uint32_t tid = load<uint32_t>(p), len = load<uint32_t>(p + 4);
-      if (8 + uint64_t{len} > size) return "thread name overruns its record";
-      trace.thread_names[tid] = text(p + 8, len);
-      return {};
+      uint32_t tid = 0;
+      std::string name;
+      std::string error = numbered_text(p, size, "thread", "thread name", &tid, &name);
+      if (error.empty()) trace.thread_names[tid] = std::move(name);
+      return error;
     }
     case RecordType::kProcess: {
       if (size < 8) return absl::StrCat("process record of ", size, " bytes is too short");
@@ -247,11 +260,11 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
       return {};
     }
     case RecordType::kString: {
-      if (size < 8) return absl::StrCat("string record of ", size, " bytes is too short");
-      uint32_t id = load<uint32_t>(p), len = load<uint32_t>(p + 4);
-      if (8 + uint64_t{len} > size) return "string overruns its record";
-      trace.strings[id] = text(p + 8, len);
-      return {};
+      uint32_t id = 0;
+      std::string value;
+      std::string error = numbered_text(p, size, "string", "string", &id, &value);
+      if (error.empty()) trace.strings[id] = std::move(value);
+      return error;
     }
   }
   return {};  // unknown record types are skipped: newer writers may add some

@@ -190,13 +190,17 @@ void TraceWriter::add_module_build_id(uint64_t start, const void* id, uint32_t l
   put_bytes(out + 12, id, len);
 }
 
-void TraceWriter::add_thread(uint32_t tid, std::string_view name) {
-  uint32_t len = capped(name.size(), kMaxThreadNameLen);
-  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kThread, 8 + len));
+void TraceWriter::add_numbered_text(RecordType type, uint32_t id, std::string_view text, uint32_t max_len) {
+  uint32_t len = capped(text.size(), max_len);
+  auto* out = static_cast<unsigned char*>(begin_record(type, 8 + len));
   if (out == nullptr) return;
-  put32(out, tid);
+  put32(out, id);
   put32(out + 4, len);
-  put_bytes(out + 8, name.data(), len);
+  put_bytes(out + 8, text.data(), len);
+}
+
+void TraceWriter::add_thread(uint32_t tid, std::string_view name) {
+  add_numbered_text(RecordType::kThread, tid, name, kMaxThreadNameLen);
 }
 
 void TraceWriter::add_process_info(std::string_view key, std::string_view value) {
@@ -254,12 +258,7 @@ void TraceWriter::add_gpu_records(const GpuRecord* records, size_t count) {
 }
 
 void TraceWriter::add_string(uint32_t id, std::string_view text) {
-  uint32_t len = capped(text.size(), kMaxStringLen);
-  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kString, 8 + len));
-  if (out == nullptr) return;
-  put32(out, id);
-  put32(out + 4, len);
-  put_bytes(out + 8, text.data(), len);
+  add_numbered_text(RecordType::kString, id, text, kMaxStringLen);
 }
 
 bool TraceWriter::flush(std::string* error) {

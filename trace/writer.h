@@ -75,6 +75,8 @@ class TraceWriter {
   void add_record(RecordType type, const void* payload, uint32_t size);
   // kStack and kPyStack share a layout: u32 id, u32 depth, u64 frame[depth].
   void add_frames(RecordType type, uint32_t id, const uint64_t* frames, uint32_t depth, uint32_t max_depth);
+  // kThread and kString share a layout: u32 id, u32 len, char text[len].
+  void add_numbered_text(RecordType type, uint32_t id, std::string_view text, uint32_t max_len);
   void* begin_record(RecordType type, uint32_t size);
 
   int fd_ = -1;
