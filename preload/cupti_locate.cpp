@@ -2,7 +2,6 @@
 // already loaded (PyTorch's), beside the loaded runtime (the wheel layouts),
 // then the loader's search and the toolkit named by CUDA_HOME/CUDA_PATH.
 #include <dlfcn.h>
-#include <link.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -10,28 +9,13 @@
 #include <vector>
 
 #include "preload/cupti_timeline.h"
+#include "preload/loaded_objects.h"
 #include "trace/environment.h"
 
 namespace syncscope::preload {
 namespace {
 
 constexpr const char* kCuptiName = "libcupti.so.13";
-
-std::string loaded_path_of(const char* fragment) {
-  struct Search {
-    const char* fragment;
-    std::string path;
-  } search{fragment, {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* s = static_cast<Search*>(data);
-        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, s->fragment) == nullptr) return 0;
-        s->path = info->dlpi_name;
-        return 1;
-      },
-      &search);
-  return search.path;
-}
 
 std::string directory_of(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -61,12 +45,12 @@ void* open_cupti_library(std::string* path, std::string* why) {
   }
   // Already in the process (PyTorch's libtorch_cuda needs it for Kineto).
   if (void* handle = dlopen(kCuptiName, RTLD_NOW | RTLD_NOLOAD)) {
-    std::string loaded = loaded_path_of(kCuptiName);
+    std::string loaded = loaded_object_path(kCuptiName);
     *path = loaded.empty() ? kCuptiName : loaded;
     return handle;
   }
   std::vector<std::string> candidates;
-  std::string runtime = loaded_path_of("libcudart.so.13");
+  std::string runtime = loaded_object_path("libcudart.so.13");
   if (!runtime.empty()) {
     std::string dir = directory_of(runtime);
     candidates.push_back(dir + "/" + kCuptiName);  // CUDA 13 wheels (nvidia/cu13/lib), the fake in CI

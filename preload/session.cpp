@@ -1,7 +1,6 @@
 #include "preload/session.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +13,7 @@
 #include "preload/config.h"
 #include "preload/import_redirection.h"
 #include "preload/load_mode.h"
+#include "preload/loaded_objects.h"
 #include "preload/log.h"
 #include "preload/process_info.h"
 #include "preload/recorder.h"
@@ -24,20 +24,7 @@ namespace {
 
 std::atomic<bool> g_active{false};
 
-bool object_loaded(const char* fragment) {
-  struct Search {
-    const char* fragment;
-    bool found;
-  } search{fragment, false};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* s = static_cast<Search*>(data);
-        if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, s->fragment) != nullptr) s->found = true;
-        return s->found ? 1 : 0;
-      },
-      &search);
-  return search.found;
-}
+bool object_loaded(const char* fragment) { return !loaded_object_path(fragment).empty(); }
 
 // What a late-loaded recorder cannot see, for the report's header: calls
 // made through function pointers handed out before the attach.
