@@ -197,7 +197,11 @@ void attribute_gap(const HostCalls& calls, uint64_t g0, uint64_t g1, const StepW
         piece = {GpuIdleCause::kLaunching, static_cast<int64_t>(calls.index[prev])};
       }
     }
-    if (piece.cause == GpuIdleCause::kLaunching && drainer >= 0) {
+    // A gap that opened while a blocking call held the host is that call's
+    // until the GPU runs again, whatever the host does after it returns
+    // (Python, launching): the queue ran dry because the host waited instead
+    // of queueing ahead. Only another blocking call keeps its own pieces.
+    if (drainer >= 0 && !blocking(piece.cause)) {
       piece = {calls.cause[drainer], static_cast<int64_t>(calls.index[drainer])};
     }
     if (!out.empty() && out.back().end_ns == p && out.back().cause == piece.cause &&

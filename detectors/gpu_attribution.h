@@ -77,10 +77,11 @@ bool has_gpu_work(const std::vector<GpuActivity>& activity);
 // where the issuing threads' calls begin and end; each piece goes to the
 // call covering it (several: sync, pageable copy, free, other call,
 // launching, in that order), else to launching when the host gap around it
-// is shorter than kLaunchGapNs, else to no call. The launching pieces of a
-// gap that opened while a blocking call (sync, pageable copy, free) held the
-// host are that call's too: the GPU ran dry because the host waited instead
-// of queueing ahead, and refills the queue only after it returns.
+// is shorter than kLaunchGapNs, else to no call. Every piece of a gap that
+// opened while a blocking call (sync, pageable copy, free) held the host is
+// that call's, except those another blocking call covers: the GPU ran dry
+// because the host waited instead of queueing ahead, and stays idle until
+// the host, back in Python, has queued work again.
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
                                   const std::vector<GpuActivity>& activity);
 

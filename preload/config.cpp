@@ -78,6 +78,11 @@ Config config_from_environment() {
   c.dormant = is_true(std::getenv(env::kDormant));
   // Opt-in until the CUPTI adapter has been proven on a GPU (docs/gpu-timeline.md).
   c.gpu_timeline = is_true(std::getenv(env::kGpuTimeline));
+  const char* api_records = std::getenv(env::kGpuApiRecords);
+  if (api_records != nullptr && std::strcmp(api_records, "all") == 0) c.gpu_api_records = Config::ApiRecords::kAll;
+  if (api_records != nullptr && std::strcmp(api_records, "off") == 0) c.gpu_api_records = Config::ApiRecords::kOff;
+  const char* timestamps = std::getenv(env::kGpuTimestamps);
+  c.gpu_timestamp_callback = timestamps == nullptr || std::strcmp(timestamps, "offset") != 0;
   parse_status_channel(std::getenv(env::kStatusFd), &c);
   return c;
 }

@@ -17,6 +17,9 @@ struct Config {
   int log_level = 1;                   // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug
   bool force_monotonic_clock = false;  // SYNCSCOPE_CLOCK=monotonic: never use the TSC
   bool gpu_timeline = false;           // SYNCSCOPE_GPU_TIMELINE=1: CUPTI timeline (docs/gpu-timeline.md)
+  enum class ApiRecords : uint8_t { kCalls, kAll, kOff };
+  ApiRecords gpu_api_records = ApiRecords::kCalls;  // SYNCSCOPE_GPU_API_RECORDS=calls|all|off
+  bool gpu_timestamp_callback = true;               // SYNCSCOPE_GPU_TIMESTAMPS=offset: false
   bool dormant = false;                // SYNCSCOPE_DORMANT=1: hooks in, recording off until `syncscope attach`
   // SYNCSCOPE_STATUS_FD=FD:PID:DEV:INO (trace/recording_status.h): where to
   // tell `syncscope run` that the recording failed; status_fd -1: nowhere.

@@ -29,6 +29,7 @@
 #include "preload/real_function.h"
 #include "preload/thread_state.h"
 #include "trace/gpu_record.h"
+#include "trace/process_info_keys.h"
 #include "trace/writer.h"
 
 namespace syncscope::preload {
@@ -113,7 +114,7 @@ void note(std::string key, std::string value) {
 }
 
 void turn_off(const std::string& why, bool warn) {
-  note("gpu_timeline", "off: " + why);
+  note(info_key::kGpuTimeline, "off: " + why);
   if (warn) {
     log_warning("GPU timeline off: %s; recording host calls only", why.c_str());
   } else {
@@ -354,6 +355,8 @@ std::string enable_api_records(Control& c, bool runtime) {
       if (c.api.callback_name(domain, cbid, &name) == CUPTI_SUCCESS && keep_call(name, runtime)) keep.insert(cbid);
     }
   }
+  if (config().gpu_api_records == Config::ApiRecords::kOff) return "off (joined by issue order)";
+  if (config().gpu_api_records == Config::ApiRecords::kAll) keep.clear();
   auto per_call = runtime ? c.api.enable_runtime_api : c.api.enable_driver_api;
   if (per_call != nullptr && !keep.empty()) {
     size_t enabled = 0;
@@ -401,7 +404,7 @@ void stop_locked(Control& c) {
   std::lock_guard<std::mutex> lock(g_pending->mutex);
   Pending& p = *g_pending;
   if (p.dropped_here + p.dropped_cupti > 0) {
-    p.notes.emplace_back("gpu_timeline.dropped", std::to_string(p.dropped_here + p.dropped_cupti));
+    p.notes.emplace_back(info_key::kGpuTimelineDropped, std::to_string(p.dropped_here + p.dropped_cupti));
   }
 }
 
@@ -457,8 +460,9 @@ bool start_locked(Control& c, std::string* why, bool* warn) {
   c.active = true;
   bool system_tids = c.api.set_thread_id_type != nullptr &&
                      c.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
-  if (!system_tids) note("gpu_timeline.thread_ids", "pthread (records cannot join by thread)");
-  bool callback = c.api.register_timestamp != nullptr && c.api.register_timestamp(trace_clock_now) == CUPTI_SUCCESS;
+  if (!system_tids) note(info_key::kGpuTimelineThreadIds, "pthread (records cannot join by thread)");
+  bool callback = config().gpu_timestamp_callback && c.api.register_timestamp != nullptr &&
+                  c.api.register_timestamp(trace_clock_now) == CUPTI_SUCCESS;
   g_timestamp_callback.store(callback, std::memory_order_relaxed);
   calibrate_offset(c.api);
   result = c.api.register_callbacks(buffer_requested, buffer_completed);
@@ -491,12 +495,12 @@ bool start_locked(Control& c, std::string* why, bool* warn) {
   }
   std::string runtime_apis = enable_api_records(c, true);
   std::string driver_apis = enable_api_records(c, false);
-  note("gpu_timeline", "on");
-  note("gpu_timeline.cupti", c.library_path + " (API " + std::to_string(version) + ")");
-  note("gpu_timeline.clock", callback ? "callback" : "offset");
-  note("gpu_timeline.kinds", kinds);
-  note("gpu_timeline.api_records", "runtime: " + runtime_apis + "; driver: " + driver_apis);
-  if (!refused.empty()) note("gpu_timeline.refused", refused);
+  note(info_key::kGpuTimeline, "on");
+  note(info_key::kGpuTimelineCupti, c.library_path + " (API " + std::to_string(version) + ")");
+  note(info_key::kGpuTimelineClock, callback ? "callback" : "offset");
+  note(info_key::kGpuTimelineKinds, kinds);
+  note(info_key::kGpuTimelineApiRecords, "runtime: " + runtime_apis + "; driver: " + driver_apis);
+  if (!refused.empty()) note(info_key::kGpuTimelineRefused, refused);
   c.last_flush_ns = monotonic_ns();
   if (!c.at_exit_registered) {
     std::atexit(at_exit);
@@ -522,7 +526,7 @@ void gpu_timeline_start() {
     g_pending->dropped_here = g_pending->dropped_cupti = 0;
   }
   if (!config().gpu_timeline) {
-    turn_off("not asked for (syncscope run --gpu-timeline, or SYNCSCOPE_GPU_TIMELINE=1)", false);
+    turn_off(info_key::kGpuTimelineNotAskedFor, false);
     return;
   }
   if (g_forked_child) {

@@ -183,6 +183,7 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       {"host_blocked_us_per_step", analysis.blocked_ns_per_step / 1e3},
       {"sync_calls_per_step", p.sync_events_per_step},
       {"gpu_timeline", analysis.gpu_timeline},
+      {"gpu_timeline_state", trace.info(info_key::kGpuTimeline)},
       {"gpu", gpu_json(analysis, 0)},
       {"api_counts", api_counts},
       {"findings", findings},

@@ -144,6 +144,12 @@ std::string percent(double share) {
 void render_gpu_line(const ProcessReport& p, std::ostream& out) {
   const Analysis& analysis = p.analysis;
   const GpuPhaseFigures* g = analysis.gpu_for_phase(0);
+  const std::string timeline = p.trace->info(info_key::kGpuTimeline);
+  if (g == nullptr && timeline.rfind("off", 0) == 0 && timeline.find(info_key::kGpuTimelineNotAskedFor) == std::string::npos) {
+    // Asked for and not had: say why, once, where the GPU line would be.
+    out << "   GPU: timeline " << timeline << "; host timing only\n";
+    return;
+  }
   if (g == nullptr || analysis.phases.empty()) return;
   const bool python = !p.trace->python_code.empty();
   std::vector<std::pair<double, std::string>> causes;

@@ -24,6 +24,7 @@
 #include "report/symbolizer.h"
 #include "report/text_layout.h"
 #include "report/units.h"
+#include "tools/dump_gpu.h"
 #include "tools/subcommand.h"
 #include "trace/api.h"
 #include "trace/format.h"
@@ -272,6 +273,8 @@ json TraceDump::to_json() {
     threads.push_back({{"tid", tid}, {"name", thread_name(tid)}, {"events", t.events}, {"host_ns", t.host_ns}});
   }
   out["threads"] = std::move(threads);
+  out["gpu"] = gpu_summary_json(trace_);
+  if (options_.gpu) out["gpu_records"] = gpu_records_json(trace_, base_ns_, options_.max_gpu);
   if (options_.events) out["events"] = events_json();
   if (options_.stacks) {
     out["stacks"] = stacks_json();
@@ -453,9 +456,12 @@ void TraceDump::to_text(std::ostream& out) {
     out << "  tid " << lpad(std::to_string(tid), 8) << "  " << pad(name.empty() ? "(unnamed)" : name, 18) << " "
         << lpad(std::to_string(t.events), 8) << " events, host time " << format_duration(t.host_ns) << "\n";
   }
+  out << "\n";
+  gpu_summary_text(out, trace_);
   if (options_.phases) phases_text(out, segment_run(trace_.events, options_.steps));
   if (options_.stacks) stacks_text(out);
   if (options_.events) events_text(out);
+  if (options_.gpu) gpu_records_text(out, trace_, base_ns_, options_.max_gpu);
 }
 
 void TraceDump::events_text(std::ostream& out) {
@@ -609,18 +615,22 @@ int dump_command(const DumpOptions& options) { return dump_command(options, std:
 void add_dump_command(CLI::App& app, SubcommandContext& context) {
   auto dump = std::make_shared<DumpOptions>();
   CLI::App* cmd =
-      app.add_subcommand("dump", "Print what trace files hold: header, counts, threads; events, stacks, phases");
+      app.add_subcommand("dump", "Print what trace files hold: header, counts, threads, GPU timeline; events, GPU records, stacks, phases");
   cmd->add_option("path", dump->path, "A trace file (*.sstrace) or a trace directory")->required();
   CLI::Option* events =
       cmd->add_option("--events", dump->max_events, "List the events in time order (at most N per trace)")
+          ->expected(0, 1);
+  CLI::Option* gpu =
+      cmd->add_option("--gpu", dump->max_gpu, "List the GPU timeline's records by start (at most N per trace)")
           ->expected(0, 1);
   cmd->add_flag("--stacks", dump->stacks, "Print the interned stacks, symbolised, and the loaded modules");
   cmd->add_flag("--phases", dump->phases, "Print the segmentation: phases, steps, events per phase");
   cmd->add_flag("--json", dump->json, "One JSON document instead of text");
   cmd->add_option("--warmup", dump->steps.warmup_seconds, "As for report");
   cmd->add_option("--warmup-steps", dump->steps.warmup_steps, "As for report")->check(CLI::Range(0, 1000000));
-  cmd->callback([dump, events, &context] {
+  cmd->callback([dump, events, gpu, &context] {
     dump->events = events->count() > 0;
+    dump->gpu = gpu->count() > 0;
     context.exit_status = dump_command(*dump);
   });
 }

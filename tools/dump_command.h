@@ -53,6 +53,8 @@ struct DumpOptions {
   uint64_t max_events = 0;  // with events: at most this many per trace (0: all)
   bool stacks = false;      // the interned stacks, symbolised, and the loaded modules
   bool phases = false;      // the segmentation: phases, steps, events per phase
+  bool gpu = false;         // list the GPU timeline's records (its summary is always printed)
+  uint64_t max_gpu = 0;     // with gpu: at most this many per trace (0: all)
   bool json = false;        // one JSON document instead of text
   StepOptions steps;        // as `syncscope report --warmup/--warmup-steps`
 };

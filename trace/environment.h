@@ -17,6 +17,13 @@ inline constexpr const char* kClock = "SYNCSCOPE_CLOCK";                 // mono
 inline constexpr const char* kDormant = "SYNCSCOPE_DORMANT";             // 1: wait for `syncscope attach`
 inline constexpr const char* kGpuTimeline = "SYNCSCOPE_GPU_TIMELINE";    // 1: CUPTI timeline (docs/gpu-timeline.md)
 inline constexpr const char* kCuptiLibrary = "SYNCSCOPE_CUPTI_LIBRARY";  // which libcupti.so.13 to load
+// CUPTI's API records (docs/gpu-timeline.md, "The join"): "calls" (default:
+// the few kept calls), "all" (every runtime and driver call), "off" (none;
+// GPU work joins its call by issue order).
+inline constexpr const char* kGpuApiRecords = "SYNCSCOPE_GPU_API_RECORDS";
+// "offset": convert CUPTI's timestamps by a measured offset instead of
+// having CUPTI call the trace clock (docs/gpu-timeline.md, "Clocks").
+inline constexpr const char* kGpuTimestamps = "SYNCSCOPE_GPU_TIMESTAMPS";
 // The launcher's status channel (trace/recording_status.h).
 inline constexpr const char* kStatusFd = "SYNCSCOPE_STATUS_FD";
 

@@ -58,6 +58,82 @@ int64_t find_event(const ProcessTrace& trace, const std::vector<int64_t>& on_thr
   return best;
 }
 
+bool issues_gpu_work(const Event& e) {
+  if (e.flags & kFlagCapturing) return false;  // recorded into a graph: runs at the graph's launch
+  ApiFamily f = api_family(e.api);
+  return f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset;
+}
+
+// Whether the record of work `a` can be the work of call `e`: its kind fits,
+// a copy or memset moved the call's bytes, and it did not start before the
+// call did.
+bool work_fits_call(const GpuActivity& a, const Event& e) {
+  if (!gpu_kind_fits_api(a.kind, e.api)) return false;
+  if (a.start_ns + kGpuJoinSlackNs < e.start_ns) return false;
+  if (api_family(e.api) == ApiFamily::kGraphLaunch) return true;
+  if (a.kind == static_cast<uint8_t>(GpuKind::kMemcpy) || a.kind == static_cast<uint8_t>(GpuKind::kMemset)) {
+    return e.bytes == 0 || a.bytes == e.bytes;
+  }
+  return true;
+}
+
+// Without API records (CUPTI gave none), records of work join by issue
+// order: CUPTI numbers calls in the order they begin, and the recorded calls
+// that issue work are in that order by start. Each group of records sharing
+// a correlation id (a graph's nodes: one call) takes the first fitting call
+// among the next kOrderWindow unmatched ones; a record that fits none (work
+// from a call not recorded: a library's own launch) stays unjoined and
+// moves nothing, so one missing call cannot shift the rest.
+constexpr size_t kOrderWindow = 32;
+
+void join_by_issue_order(ProcessTrace& trace) {
+  std::vector<size_t> work_calls;
+  for (size_t i = 0; i < trace.events.size(); ++i) {
+    if (issues_gpu_work(trace.events[i])) work_calls.push_back(i);
+  }
+  std::vector<GpuActivity*> records;
+  for (GpuActivity& a : trace.gpu_activity) {
+    if (a.event_index < 0 && a.kind != static_cast<uint8_t>(GpuKind::kSync) && a.correlation_id != 0) {
+      records.push_back(&a);
+    }
+  }
+  std::stable_sort(records.begin(), records.end(),
+                   [](const GpuActivity* a, const GpuActivity* b) { return a->correlation_id < b->correlation_id; });
+  std::vector<bool> taken(work_calls.size(), false);
+  size_t next = 0;  // first call not yet taken
+  for (size_t r = 0; r < records.size();) {
+    size_t group_end = r + 1;
+    while (group_end < records.size() && records[group_end]->correlation_id == records[r]->correlation_id) ++group_end;
+    const GpuActivity& first = *records[r];
+    for (size_t c = next; c < work_calls.size() && c < next + kOrderWindow; ++c) {
+      if (taken[c] || !work_fits_call(first, trace.events[work_calls[c]])) continue;
+      for (size_t g = r; g < group_end; ++g) records[g]->event_index = static_cast<int64_t>(work_calls[c]);
+      taken[c] = true;
+      while (next < taken.size() && taken[next]) ++next;  // calls skipped stay available to later records
+      break;
+    }
+    r = group_end;
+  }
+}
+
+// Sync records carry no thread: the sync call whose span holds the record's
+// midpoint, on any thread.
+void join_syncs_by_time(ProcessTrace& trace) {
+  for (GpuActivity& a : trace.gpu_activity) {
+    if (a.event_index >= 0 || a.kind != static_cast<uint8_t>(GpuKind::kSync)) continue;
+    const uint64_t mid = a.start_ns + (a.end_ns - a.start_ns) / 2;
+    auto after = std::upper_bound(trace.events.begin(), trace.events.end(), mid,
+                                  [](uint64_t t, const Event& e) { return t < e.start_ns; });
+    int tries = 0;
+    for (auto it = after; it != trace.events.begin() && tries < 64; ++tries) {
+      --it;
+      if (it->end_ns + kGpuJoinSlackNs < mid || !gpu_kind_fits_api(a.kind, it->api)) continue;
+      a.event_index = it - trace.events.begin();
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void join_gpu_activity(ProcessTrace& trace) {
@@ -96,6 +172,17 @@ void join_gpu_activity(ProcessTrace& trace) {
       a.stream = trace.events[a.event_index].stream;
       if (a.stream_id != 0) stream_of_id.emplace(a.stream_id, a.stream);
     }
+  }
+  if (trace.gpu_api.empty()) {  // CUPTI gave no API records (or was asked for none)
+    join_by_issue_order(trace);
+    join_syncs_by_time(trace);
+  }
+  for (GpuActivity& a : trace.gpu_activity) {
+    if (a.event_index < 0 || a.stream != GpuActivity::kNoStream || a.kind == static_cast<uint8_t>(GpuKind::kSync)) {
+      continue;
+    }
+    a.stream = trace.events[a.event_index].stream;
+    if (a.stream_id != 0) stream_of_id.emplace(a.stream_id, a.stream);
   }
   for (GpuActivity& a : trace.gpu_activity) {
     if (a.stream != GpuActivity::kNoStream || a.stream_id == 0) continue;

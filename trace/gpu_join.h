@@ -13,6 +13,10 @@ inline constexpr uint64_t kGpuJoinSlackNs = 1000;
 
 // Sorts trace.gpu_activity and trace.gpu_api by start and fills each
 // activity's event_index and stream. Expects trace.events sorted by start.
+// With no API records at all (CUPTI 13.0 gives none for calls enabled one by
+// one; SYNCSCOPE_GPU_API_RECORDS=off asks for none), work joins its call by
+// issue order (correlation ids count calls as they begin) and a sync record
+// the sync call around it.
 void join_gpu_activity(ProcessTrace& trace);
 
 // Whether an event of this API may have caused (or waited for) GPU work of

@@ -97,13 +97,48 @@ class StepCutter {
     size_t piece = b, k = b + p_;
     for (; k + p_ <= e; k += p_) {
       if (like_first(piece, k, p_)) continue;
-      emit(piece, k);
+      pieces_.emplace_back(piece, k);
       piece = k;
     }
     // The calls after the last whole step (the start of a checkpoint after
     // an eval pass) stay with the piece only if they begin like its steps.
     if (k < e && k > piece && !like_first(piece, k, e - k)) e = k;
-    emit(piece, e);
+    pieces_.emplace_back(piece, e);
+  }
+
+ public:
+  // Emits the pieces cut so far. The main phase keeps only the pieces whose
+  // first step shares at least half its calls (in any order: a piece may
+  // begin mid-step) with the longest piece's: one period search finds every
+  // stretch of its period, and a few pairs of calls at start-up (a model's
+  // parameters copied and synced one by one) are not steps of the training
+  // loop that repeats at the same period later.
+  void emit_pieces() {
+    size_t longest = pieces_.size();
+    for (size_t i = 0; i < pieces_.size(); ++i) {
+      const size_t steps = (pieces_[i].second - pieces_[i].first) / p_;
+      if (longest == pieces_.size() || steps > (pieces_[longest].second - pieces_[longest].first) / p_) longest = i;
+    }
+    for (size_t i = 0; i < pieces_.size(); ++i) {
+      if (region_of_ == nullptr && i != longest && !same_calls(pieces_[longest].first, pieces_[i].first)) continue;
+      emit(pieces_[i].first, pieces_[i].second);
+    }
+    pieces_.clear();
+  }
+
+ private:
+  bool same_calls(size_t a, size_t b) const {
+    std::unordered_map<uint32_t, int> count;
+    for (size_t j = 0; j < p_; ++j) ++count[seq_.tokens[a + j]];
+    size_t shared = 0;
+    for (size_t j = 0; j < p_; ++j) {
+      auto it = count.find(seq_.tokens[b + j]);
+      if (it != count.end() && it->second > 0) {
+        --it->second;
+        ++shared;
+      }
+    }
+    return kLikeFirstShareInverse * shared >= p_;
   }
 
   // A pass runs kernels: a loop of copies (torch.save's tensor by tensor
@@ -145,6 +180,7 @@ class StepCutter {
   const size_t max_gap_;
   PhaseSteps* out_;
   size_t skipped_ = 0;
+  std::vector<std::pair<size_t, size_t>> pieces_;  // [begin, end) in seq_, in order
 };
 
 }  // namespace
@@ -153,6 +189,7 @@ void steps_from_runs(const std::vector<Event>& events, const ThreadTokens& seq, 
                      const std::vector<uint32_t>* region_of, size_t skip_steps, PhaseSteps* out) {
   StepCutter cutter(events, seq, found.period, region_of, skip_steps, out);
   for (const RepeatRun& run : found.runs) cutter.cut_run(run);
+  cutter.emit_pieces();
   out->info.source = StepSource::kPattern;
   out->info.calls_per_step = static_cast<uint32_t>(found.period);
 }

@@ -106,3 +106,34 @@ TEST(Steps, ShortLoopAfterALongWarmup) {
 
 }  // namespace
 }  // namespace syncscope::testing
+
+namespace syncscope::testing {
+namespace {
+
+// graph_replay.py: model.cuda() copies its parameters one by one (a copy
+// and a sync, four times) long before a loop of the same period (a copy and
+// a graph launch) begins. The start-up pairs are not steps: the steady state
+// is the loop's, and the capture between them is warm-up.
+TEST(Steps, StartupPairsOfTheLoopsPeriodAreNotSteps) {
+  Stream s;
+  for (int k = 0; k < 4; ++k) {
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPageable, 2048, true, 21);
+    s.call(ApiId::cudaStreamSynchronize, 3000, 0x100, 22);
+  }
+  s.idle(4'000'000'000);  // imports, cuBLAS start-up
+  for (int k = 0; k < 30; ++k) s.launch(200 + k);  // warm-up steps and the capture
+  s.call(ApiId::cudaMalloc, 100000, 0, 23);
+  for (int step = 0; step < 40; ++step) {
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToDevice, HostMem::kNone, 524288, true, 24);
+    s.call(ApiId::cudaGraphLaunch, 3000, 0x100, 25);
+  }
+  s.call(ApiId::cudaDeviceSynchronize, 2000000, 0, 26);
+  StepInfo info = detect_steps(s.events(), StepOptions{});
+  ASSERT_TRUE(info.detected);
+  EXPECT_EQ(info.period_calls, 2u);
+  EXPECT_LE(info.steps, 40u);
+  EXPECT_GT(info.steady_start_ns, s.events()[38].start_ns);  // after the malloc: the capture is warm-up
+}
+
+}  // namespace
+}  // namespace syncscope::testing

@@ -232,5 +232,51 @@ TEST(GpuTimelineJoin, WalksBackOverAMarkerSpanningTheCall) {
   EXPECT_EQ(trace.gpu_activity[1].event_index, 2);
 }
 
+// Without API records: work joins by issue order (correlation ids grow as
+// calls begin), a copy only a call of its bytes, a record that fits no call
+// (a library's own launch) leaves the order intact, a graph's nodes share
+// their call, and a sync record joins the sync call around it.
+TEST(GpuTimelineJoin, WithoutApiRecordsByIssueOrder) {
+  constexpr uint64_t kUs = 1000;  // beyond the join's slack
+  ProcessTrace trace;
+  Event copy = on_thread(make_event(id(ApiId::cudaMemcpyAsync), 300 * kUs, 320 * kUs), 7, 0xa00);
+  copy.bytes = 4096;
+  Event captured = on_thread(make_event(id(ApiId::__cudaLaunchKernel), 330 * kUs, 340 * kUs), 7, 0xa00);
+  captured.flags |= kFlagCapturing;
+  trace.events = {
+      on_thread(make_event(id(ApiId::__cudaLaunchKernel), 100 * kUs, 110 * kUs), 7, 0xa00),
+      on_thread(make_event(id(ApiId::__cudaLaunchKernel), 200 * kUs, 210 * kUs), 8, 0xb00),
+      copy,
+      captured,  // recorded into a graph: no work of its own
+      on_thread(make_event(id(ApiId::cudaGraphLaunch), 400 * kUs, 410 * kUs), 7, 0xa00),
+      on_thread(make_event(id(ApiId::cudaStreamSynchronize), 420 * kUs, 2000 * kUs), 7, 0xa00),
+  };
+  auto work = [&](GpuKind kind, uint64_t start, uint32_t correlation, uint64_t bytes = 0) {
+    GpuActivity a;
+    static_cast<GpuRecord&>(a) = gpu(kind, start, start + 50 * kUs, correlation);
+    a.bytes = bytes;
+    trace.gpu_activity.push_back(a);
+  };
+  work(GpuKind::kKernel, 150 * kUs, 10);
+  work(GpuKind::kKernel, 250 * kUs, 11);
+  work(GpuKind::kKernel, 260 * kUs, 12);            // a call not recorded: started before any call left
+  work(GpuKind::kMemcpy, 350 * kUs, 13, 1024);  // not the copy's bytes; before the graph launch
+  work(GpuKind::kMemcpy, 600 * kUs, 14, 4096);
+  work(GpuKind::kKernel, 700 * kUs, 15);            // graph nodes
+  work(GpuKind::kKernel, 800 * kUs, 15);
+  work(GpuKind::kSync, 1000 * kUs, 16);
+  join_gpu_activity(trace);
+  std::map<uint64_t, int64_t> by_start;
+  for (const GpuActivity& a : trace.gpu_activity) by_start[a.start_ns] = a.event_index;
+  EXPECT_EQ(by_start[150 * kUs], 0);
+  EXPECT_EQ(by_start[250 * kUs], 1);
+  EXPECT_EQ(by_start[260 * kUs], -1);  // the graph launch fits its kind, but began later
+  EXPECT_EQ(by_start[350 * kUs], -1);  // no call moved 1024 bytes
+  EXPECT_EQ(by_start[600 * kUs], 2);
+  EXPECT_EQ(by_start[700 * kUs], 4);  // both nodes: the graph launch (the captured launch ran nothing)
+  EXPECT_EQ(by_start[800 * kUs], 4);
+  EXPECT_EQ(by_start[1000 * kUs], 5);
+}
+
 }  // namespace
 }  // namespace syncscope::testing
