@@ -27,6 +27,7 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
   }
   a.steps = segmentation.main;
   a.phases = segmentation.phases;
+  for (PhaseInfo& phase : a.phases) phase.name = phase_name(phase, trace.strings);
   using Detector = std::vector<Finding> (*)(const std::vector<Event>&, const Segmentation&);
   for (Detector detector : {Detector{detect_hidden_syncs}, Detector{detect_pageable_copies},
                             Detector{detect_allocator_churn}, Detector{detect_default_stream}}) {

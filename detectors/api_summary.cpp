@@ -12,7 +12,12 @@ ApiSummary summarize(const ProcessTrace& trace) {
   std::unordered_map<uint16_t, ApiStats> apis;
   std::unordered_map<uint32_t, StackStats> stacks;
   uint64_t first = UINT64_MAX, last = 0;
+  size_t calls = 0;
   for (const Event& e : trace.events) {
+    // syncscope's own markers (optimizer steps, GIL waits, NVTX ranges) are
+    // not CUDA calls: neither counted nor timed as such.
+    if (api_family(e.api) == ApiFamily::kMarker) continue;
+    ++calls;
     const uint64_t ns = e.end_ns >= e.start_ns ? e.end_ns - e.start_ns : 0;
     ApiStats& a = apis[e.api];
     a.api = e.api;
@@ -39,7 +44,7 @@ ApiSummary summarize(const ProcessTrace& trace) {
     first = std::min(first, e.start_ns);
     last = std::max(last, e.end_ns);
   }
-  summary.events = trace.events.size();
+  summary.events = calls;
   summary.wall_ns = last > first ? last - first : 0;
   summary.events_dropped = trace.events_dropped;
   for (auto& [id, a] : apis) summary.apis.push_back(std::move(a));

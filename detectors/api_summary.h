@@ -34,7 +34,7 @@ struct StackStats {
 struct ApiSummary {
   std::vector<ApiStats> apis;      // by total host time, descending
   std::vector<StackStats> stacks;  // by total host time, descending
-  uint64_t events = 0;
+  uint64_t events = 0;  // CUDA calls (syncscope's own marker events left out)
   uint64_t launches = 0;
   uint64_t wall_ns = 0;          // first call start to last call end
   uint64_t host_ns_in_cuda = 0;  // host time inside recorded calls

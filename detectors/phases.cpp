@@ -6,6 +6,8 @@ const char* step_source_name(StepSource s) {
   switch (s) {
     case StepSource::kOptimizerStep:
       return "optimizer-step";
+    case StepSource::kNvtxRange:
+      return "nvtx-range";
     case StepSource::kBackward:
       return "backward";
     case StepSource::kPattern:
@@ -14,6 +16,12 @@ const char* step_source_name(StepSource s) {
       return "time";
   }
   return "?";
+}
+
+std::string phase_name(const PhaseInfo& phase, const std::unordered_map<uint32_t, std::string>& strings) {
+  if (phase.source != StepSource::kNvtxRange) return phase.name;
+  auto name = strings.find(phase.nvtx_name_id);
+  return name == strings.end() || name->second.empty() ? phase.name : name->second;
 }
 
 }  // namespace syncscope

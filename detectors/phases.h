@@ -5,17 +5,19 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 namespace syncscope {
 
 // How a phase's steps were found, most trusted first.
 enum class StepSource {
   kOptimizerStep,  // one step per torch.optim optimizer.step() (a marker event)
+  kNvtxRange,      // one step per outermost NVTX range of the most frequent name (torch.cuda.nvtx, nvtx3)
   kBackward,       // one step per backward pass: bursts of autograd's own thread
   kPattern,        // the repeating pattern of calls on the phase's main thread
   kTime,           // no steps: a time-based warm-up only
 };
-const char* step_source_name(StepSource s);  // "optimizer-step", "backward", "pattern", "time"
+const char* step_source_name(StepSource s);  // "optimizer-step", "nvtx-range", "backward", "pattern", "time"
 
 struct PhaseInfo {
   std::string name;  // "train", "eval", "eval-2", ...
@@ -27,7 +29,12 @@ struct PhaseInfo {
   uint64_t end_ns = 0;             // last steady step's end (exclusive)
   uint64_t interrupted_steps = 0;  // train steps much longer than the median (eval, checkpoint, logging inside)
   uint32_t marker_stack_id = 0;    // the optimizer.step() call site (kOptimizerStep), else 0
+  uint32_t nvtx_name_id = 0;       // kNvtxRange: the kString id of the range's name (the phase takes the name)
   double mean_step_ns = 0;         // mean step time: shares of step time are of this (0: use step_ns)
 };
+
+// A phase's name: an NVTX phase's range name from the trace's strings, else
+// the name segmentation gave it.
+std::string phase_name(const PhaseInfo& phase, const std::unordered_map<uint32_t, std::string>& strings);
 
 }  // namespace syncscope

@@ -2,7 +2,7 @@
 // and each later step has its own file in detectors/segmentation/:
 //   call_tokens    the calls searched and their tokens
 //   phase_steps    a phase's steps as they are built, and its summary
-//   marker_steps   1. optimizer-step markers
+//   marker_steps   1. optimizer-step markers, then NVTX ranges
 //   backward_steps 1b. bursts of autograd's backward thread
 //   pattern_steps  2. the repeating pattern of the main thread's calls
 //   extra_work     what the main phase's ordinary steps do not explain
@@ -68,11 +68,12 @@ bool pattern_main_phase(const std::vector<Event>& events, const StepOptions& opt
 }
 
 // The main phase from the most trusted source that finds one: optimizer-step
-// markers, then backward bursts, then the repeating pattern.
+// markers, then NVTX ranges, then backward bursts, then the repeating pattern.
 MainPhase find_main_phase(const std::vector<Event>& events, const StepOptions& options) {
   MainPhase main;
   uint32_t main_tid = first_caller(events);
   main.found = steps_from_markers(events, options, &main.phase, &main_tid) ||
+               steps_from_nvtx_ranges(events, options, &main.phase, &main_tid) ||
                steps_from_backward(events, options, main_tid, &main.phase);
   Tokenizer tokenize;
   main.seq = tokens_of_thread(events, main_tid, tokenize);
@@ -92,7 +93,8 @@ std::vector<PhaseSteps> all_phases(const std::vector<Event>& events, MainPhase m
   std::vector<PhaseSteps> phases;
   phases.push_back(std::move(main.phase));
   const double main_ns = phases[0].info.mean_step_ns * static_cast<double>(phases[0].info.steps);
-  const std::string prefix = phases[0].info.name == "train" ? "eval" : "loop-2";
+  const StepSource source = phases[0].info.source;
+  const std::string prefix = source == StepSource::kOptimizerStep || source == StepSource::kNvtxRange ? "eval" : "loop-2";
   for (PhaseSteps& sub : sub_phases(events, main.seq, main.extra)) {
     if (sub.info.mean_step_ns * static_cast<double>(sub.info.steps) < kMinPhaseShare * main_ns) continue;
     sub.info.name = phases.size() == 1 ? prefix : prefix + "-2";

@@ -19,6 +19,7 @@
 #include "preload/clock.h"
 #include "preload/config.h"
 #include "preload/cupti_timeline.h"
+#include "preload/nvtx_ranges.h"
 #include "preload/in_hook.h"
 #include "preload/log.h"
 #include "preload/module_tracker.h"
@@ -135,6 +136,7 @@ void drain(Collector& c) {
     if (stack.python_depth > 0) c.writer.add_python_stack(stack.id, stack.python, stack.python_depth);
   }
   gpu_timeline_drain(c.writer);
+  nvtx_drain(c.writer);  // after the events: a range's name may trail its event by one drain
 }
 
 uint64_t total_dropped(const Collector& c) {
@@ -228,6 +230,7 @@ bool start_collector() {
     return false;
   }
   std::snprintf(g_trace_path, sizeof(g_trace_path), "%s", c.writer.path().c_str());
+  nvtx_forget_written();  // this file needs every range name
   gpu_timeline_start();  // before the first launch it should see
   // The collector must never receive the target's signals: block them all
   // in the new thread (the mask is inherited), then restore ours.

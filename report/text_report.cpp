@@ -122,6 +122,8 @@ std::string phase_line(const ProcessReport& p, size_t index) {
       how += " at " + display_source_path(marker->file, p.trace->info(info_key::kCwd)) + ":" +
              std::to_string(marker->line);
     }
+  } else if (phase.source == StepSource::kNvtxRange) {
+    how = "NVTX range \"" + phase.name + "\", " + calls(phase.calls_per_step);
   } else if (phase.source == StepSource::kBackward) {
     how = "one backward pass each, " + calls(phase.calls_per_step);
   } else {
@@ -145,7 +147,8 @@ void render_gpu_line(const ProcessReport& p, std::ostream& out) {
   const Analysis& analysis = p.analysis;
   const GpuPhaseFigures* g = analysis.gpu_for_phase(0);
   const std::string timeline = p.trace->info(info_key::kGpuTimeline);
-  if (g == nullptr && timeline.rfind("off", 0) == 0 && timeline.find(info_key::kGpuTimelineNotAskedFor) == std::string::npos) {
+  if (g == nullptr && timeline.rfind("off", 0) == 0 &&
+      timeline.find(info_key::kGpuTimelineNotAskedFor) == std::string::npos) {
     // Asked for and not had: say why, once, where the GPU line would be.
     out << "   GPU: timeline " << timeline << "; host timing only\n";
     return;

@@ -35,6 +35,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
 
   std::string preload = settings.preload_path;
   std::string python_path = settings.python_hooks_dir;
+  bool has_nvtx_injection = false;
   for (const std::string& kv : environment) {
     size_t eq = kv.find('=');
     std::string key = kv.substr(0, eq);
@@ -50,6 +51,10 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
         preload = settings.preload_path + ":" + value;
       continue;
     }
+    if (key == kNvtxInjectionVariable) {
+      if (eq == std::string::npos || eq + 1 == kv.size()) continue;  // empty: ours instead
+      has_nvtx_injection = true;
+    }
     if (key == "PYTHONPATH" && eq != std::string::npos && !settings.python_hooks_dir.empty()) {
       // Ours first, so Python imports our sitecustomize (which then runs
       // the one it shadows); the user's path keeps its order after it.
@@ -59,6 +64,9 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
     }
     out.push_back(kv);
   }
+  // NVTX ranges name phases (preload/nvtx_injection.cpp): the preload is
+  // the NVTX injection library, unless another tool's already is.
+  if (!has_nvtx_injection) out.push_back(std::string(kNvtxInjectionVariable) + "=" + settings.preload_path);
   out.push_back("LD_PRELOAD=" + preload);
   if (!python_path.empty()) out.push_back("PYTHONPATH=" + python_path);
   for (const auto& [key, value] : overrides) out.push_back(key + "=" + value);

@@ -24,6 +24,10 @@ struct RecorderSettings {
   bool gpu_timeline = false;  // SYNCSCOPE_GPU_TIMELINE=1 when true (else the inherited value)
 };
 
+// The NVTX loader's variable: `syncscope run` sets it to the preload (which
+// takes NVTX ranges) unless the environment already names a library.
+inline constexpr const char* kNvtxInjectionVariable = "NVTX_INJECTION64_PATH";
+
 // `environment` holds "KEY=VALUE" strings; the result likewise.
 std::vector<std::string> child_environment(const std::vector<std::string>& environment,
                                            const RecorderSettings& settings);

@@ -381,7 +381,7 @@ json TraceDump::phases_json(const Segmentation& s) {
   json phases = json::array();
   for (size_t i = 0; i < s.phases.size(); ++i) {
     const PhaseInfo& p = s.phases[i];
-    phases.push_back({{"name", p.name},
+    phases.push_back({{"name", phase_name(p, trace_.strings)},
                       {"source", step_source_name(p.source)},
                       {"steps", p.steps},
                       {"calls_per_step", p.calls_per_step},
@@ -530,7 +530,7 @@ void TraceDump::phases_text(std::ostream& out, const Segmentation& s) {
   out << "  warm-up   " << counts.warmup << " events before +" << seconds(relative(s.main.steady_start_ns)) << " s\n";
   for (size_t i = 0; i < s.phases.size(); ++i) {
     const PhaseInfo& p = s.phases[i];
-    out << "  " << pad(p.name, 8) << "  " << p.steps << " steps (" << step_source_name(p.source) << "), "
+    out << "  " << pad(phase_name(p, trace_.strings), 8) << "  " << p.steps << " steps (" << step_source_name(p.source) << "), "
         << p.calls_per_step << " calls per step, step " << format_duration(static_cast<uint64_t>(p.step_ns))
         << " median";
     if (p.mean_step_ns > 0) out << " / " << format_duration(static_cast<uint64_t>(p.mean_step_ns)) << " mean";

@@ -55,7 +55,8 @@ GpuTally tally(const ProcessTrace& trace) {
 }
 
 std::string copy_text(const GpuActivity& a) {
-  static const char* kCopyKinds[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+  static const char* kCopyKinds[] = {"?",    "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                     "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
   std::string kind = a.copy_kind < std::size(kCopyKinds) ? kCopyKinds[a.copy_kind] : "?";
   return kind + " " + std::string(gpu_memory_kind_name(a.src_kind)) + "->" +
          std::string(gpu_memory_kind_name(a.dst_kind));

@@ -39,13 +39,13 @@ inline constexpr const char* kGpuTimeline = "gpu_timeline";
 // The reason written when the timeline was not asked for ("off: " + this):
 // the report says nothing of a timeline nobody asked for.
 inline constexpr const char* kGpuTimelineNotAskedFor = "not asked for (syncscope run --gpu-timeline)";
-inline constexpr const char* kGpuTimelineCupti = "gpu_timeline.cupti";              // the library and its API version
-inline constexpr const char* kGpuTimelineClock = "gpu_timeline.clock";              // "callback" or "offset"
-inline constexpr const char* kGpuTimelineKinds = "gpu_timeline.kinds";              // e.g. "kernel,memcpy,memset,sync"
-inline constexpr const char* kGpuTimelineApiRecords = "gpu_timeline.api_records";   // what API records were asked for
-inline constexpr const char* kGpuTimelineRefused = "gpu_timeline.refused";          // kinds CUPTI refused, and why
-inline constexpr const char* kGpuTimelineDropped = "gpu_timeline.dropped";          // records lost (a count)
-inline constexpr const char* kGpuTimelineThreadIds = "gpu_timeline.thread_ids";     // set when not system tids
+inline constexpr const char* kGpuTimelineCupti = "gpu_timeline.cupti";             // the library and its API version
+inline constexpr const char* kGpuTimelineClock = "gpu_timeline.clock";             // "callback" or "offset"
+inline constexpr const char* kGpuTimelineKinds = "gpu_timeline.kinds";             // e.g. "kernel,memcpy,memset,sync"
+inline constexpr const char* kGpuTimelineApiRecords = "gpu_timeline.api_records";  // what API records were asked for
+inline constexpr const char* kGpuTimelineRefused = "gpu_timeline.refused";         // kinds CUPTI refused, and why
+inline constexpr const char* kGpuTimelineDropped = "gpu_timeline.dropped";         // records lost (a count)
+inline constexpr const char* kGpuTimelineThreadIds = "gpu_timeline.thread_ids";    // set when not system tids
 
 // Written only for a session started by `syncscope attach`.
 inline constexpr const char* kAttachMode = "attach.mode";       // one of the two values below

@@ -17,4 +17,13 @@ namespace syncscope::segmentation {
 bool steps_from_markers(const std::vector<Event>& events, const StepOptions& options, PhaseSteps* out,
                         uint32_t* main_tid);
 
+// The main phase from NVTX ranges (docs/nvtx.md): the outermost ranges of
+// the name and thread that made the most, when the calls inside them hold
+// most of that thread's calls. Step k runs from range k's start to range
+// k+1's (work between, an eval pass, is the step's extra work); the phase
+// is named after the range (PhaseInfo::nvtx_name_id; the analysis, which
+// has the trace's strings, writes the name). False when too few.
+bool steps_from_nvtx_ranges(const std::vector<Event>& events, const StepOptions& options, PhaseSteps* out,
+                            uint32_t* main_tid);
+
 }  // namespace syncscope::segmentation

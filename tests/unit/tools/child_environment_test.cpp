@@ -22,6 +22,16 @@ TEST(ChildEnvironment, AddsPreloadAndOutputDir) {
       std::any_of(env.begin(), env.end(), [](const std::string& s) { return s.rfind("SYNCSCOPE_STACKS", 0) == 0; }));
 }
 
+TEST(ChildEnvironment, ThePreloadTakesNvtxUnlessAnotherToolDoes) {
+  auto env = child_environment({"PATH=/bin"}, settings());
+  EXPECT_TRUE(has(env, "NVTX_INJECTION64_PATH=/opt/s/lib/libsyncscope.so"));
+  auto nsys = child_environment({"NVTX_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so"}, settings());
+  EXPECT_TRUE(has(nsys, "NVTX_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so"));
+  EXPECT_FALSE(has(nsys, "NVTX_INJECTION64_PATH=/opt/s/lib/libsyncscope.so"));
+  auto empty = child_environment({"NVTX_INJECTION64_PATH="}, settings());
+  EXPECT_TRUE(has(empty, "NVTX_INJECTION64_PATH=/opt/s/lib/libsyncscope.so"));
+}
+
 TEST(ChildEnvironment, PrependsToExistingPreloadOnce) {
   auto env = child_environment({"LD_PRELOAD=libjemalloc.so"}, settings());
   EXPECT_TRUE(has(env, "LD_PRELOAD=/opt/s/lib/libsyncscope.so:libjemalloc.so"));

@@ -259,10 +259,10 @@ TEST(GpuTimelineJoin, WithoutApiRecordsByIssueOrder) {
   };
   work(GpuKind::kKernel, 150 * kUs, 10);
   work(GpuKind::kKernel, 250 * kUs, 11);
-  work(GpuKind::kKernel, 260 * kUs, 12);            // a call not recorded: started before any call left
+  work(GpuKind::kKernel, 260 * kUs, 12);        // a call not recorded: started before any call left
   work(GpuKind::kMemcpy, 350 * kUs, 13, 1024);  // not the copy's bytes; before the graph launch
   work(GpuKind::kMemcpy, 600 * kUs, 14, 4096);
-  work(GpuKind::kKernel, 700 * kUs, 15);            // graph nodes
+  work(GpuKind::kKernel, 700 * kUs, 15);  // graph nodes
   work(GpuKind::kKernel, 800 * kUs, 15);
   work(GpuKind::kSync, 1000 * kUs, 16);
   join_gpu_activity(trace);
