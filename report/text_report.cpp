@@ -142,18 +142,11 @@ std::string percent(double share) {
 }
 
 // "GPU: 62% busy per train step; idle 38%: 21% in syncs, 12% launching, 5%
-// in Python", from the GPU timeline, when the trace has one.
-void render_gpu_line(const ProcessReport& p, std::ostream& out) {
+// in Python" for the main phase, "GPU in eval: ..." for the others.
+void render_gpu_phase(const ProcessReport& p, size_t index, std::ostream& out) {
   const Analysis& analysis = p.analysis;
-  const GpuPhaseFigures* g = analysis.gpu_for_phase(0);
-  const std::string timeline = p.trace->info(info_key::kGpuTimeline);
-  if (g == nullptr && timeline.rfind("off", 0) == 0 &&
-      timeline.find(info_key::kGpuTimelineNotAskedFor) == std::string::npos) {
-    // Asked for and not had: say why, once, where the GPU line would be.
-    out << "   GPU: timeline " << timeline << "; host timing only\n";
-    return;
-  }
-  if (g == nullptr || analysis.phases.empty()) return;
+  const GpuPhaseFigures* g = analysis.gpu_for_phase(index);
+  if (g == nullptr || index >= analysis.phases.size()) return;
   const bool python = !p.trace->python_code.empty();
   std::vector<std::pair<double, std::string>> causes;
   for (size_t c = 0; c < kGpuIdleCauses; ++c) {
@@ -185,16 +178,32 @@ void render_gpu_line(const ProcessReport& p, std::ostream& out) {
   }
   std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   const double idle = g->span_ns ? static_cast<double>(g->idle_ns) / static_cast<double>(g->span_ns) : 0;
-  out << "   GPU: " << percent(g->busy_share()) << " busy per " << analysis.phases[0].name << " step; idle "
-      << percent(idle);
+  const std::string& name = analysis.phases[index].name;
+  out << "   GPU" << (index == 0 ? "" : " in " + name) << ": " << percent(g->busy_share()) << " busy per " << name
+      << " step; idle " << percent(idle);
   for (size_t i = 0; i < causes.size(); ++i) {
     out << (i == 0 ? ": " : ", ") << percent(causes[i].first) << " " << causes[i].second;
   }
   out << "\n";
   if (g->launch_bound) {
-    out << "   launch-bound: the GPU mostly waits for the host to issue work (fewer, larger kernels: CUDA graphs, "
+    out << "   " << (index == 0 ? "" : name + " ")
+        << "launch-bound: the GPU mostly waits for the host to issue work (fewer, larger kernels: CUDA graphs, "
            "torch.compile)\n";
   }
+}
+
+// The GPU lines of every phase with figures, or why there are none when the
+// timeline was asked for and could not be had.
+void render_gpu_line(const ProcessReport& p, std::ostream& out) {
+  const Analysis& analysis = p.analysis;
+  const std::string timeline = p.trace->info(info_key::kGpuTimeline);
+  if (analysis.gpu_for_phase(0) == nullptr && timeline.rfind("off", 0) == 0 &&
+      timeline.find(info_key::kGpuTimelineNotAskedFor) == std::string::npos) {
+    // Asked for and not had: say why, once, where the GPU line would be.
+    out << "   GPU: timeline " << timeline << "; host timing only\n";
+    return;
+  }
+  for (size_t i = 0; i < analysis.phases.size(); ++i) render_gpu_phase(p, i, out);
 }
 
 // The paragraph over the findings: the phases and their steps (or the

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "trace/process_info_keys.h"
+
 #include <sstream>
 
 #include "tests/unit/report/report_test_util.h"
@@ -169,6 +171,19 @@ TEST(TextReport, GpuLineAndLaunchBound) {
   std::string host_only = render({launch_bound_trace(false)});
   EXPECT_EQ(host_only.find("   GPU: "), std::string::npos) << host_only;
   EXPECT_EQ(host_only.find("launch-bound"), std::string::npos) << host_only;
+}
+
+TEST(TextReport, SaysWhyTheTimelineIsOffOnlyWhenAskedFor) {
+  ProcessTrace taken = launch_bound_trace(false);
+  taken.process_info.emplace_back(info_key::kGpuTimeline, "off: CUPTI is in use by another tool (torch.profiler)");
+  std::string text = render({taken});
+  EXPECT_NE(text.find("   GPU: timeline off: CUPTI is in use by another tool (torch.profiler); host timing only"),
+            std::string::npos)
+      << text;
+  ProcessTrace not_asked = launch_bound_trace(false);
+  not_asked.process_info.emplace_back(info_key::kGpuTimeline, std::string("off: ") + info_key::kGpuTimelineNotAskedFor);
+  std::string quiet = render({not_asked});
+  EXPECT_EQ(quiet.find("timeline off"), std::string::npos) << quiet;
 }
 
 }  // namespace
