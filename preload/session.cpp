@@ -94,7 +94,7 @@ control::Message session_describe() {
   return control::ok_reply(hello);
 }
 
-control::Message session_start(const std::string& output_dir) {
+control::Message session_start(const std::string& output_dir, bool gpu_timeline) {
   if (session_active()) return control::error_reply("a session is already recording this process");
   if (recording()) return control::error_reply("this process is already recording (started without --dormant)");
   if (output_dir.empty() || output_dir[0] != '/') {
@@ -109,6 +109,9 @@ control::Message session_start(const std::string& output_dir) {
   Config settings = config();
   std::memset(settings.output_dir, 0, sizeof(settings.output_dir));
   std::memcpy(settings.output_dir, output_dir.data(), output_dir.size());
+  // This session's timeline: asked for by `attach --gpu-timeline`, or by the
+  // environment the process started with (`run --dormant --gpu-timeline`).
+  settings.gpu_timeline = gpu_timeline || config_from_environment().gpu_timeline;
   set_config(settings);
 
   int redirected = loaded_late() ? redirect_imports() : 0;

@@ -225,7 +225,7 @@ int attach_command(const AttachOptions& options) {
   // Start every session before waiting, so they cover the same stretch.
   int recording = 0;
   for (Target& t : targets) {
-    auto reply = t.connection.request(control::Request{control::Command::kStart, dir}, 15000);
+    auto reply = t.connection.request(control::Request{control::Command::kStart, dir, options.gpu_timeline}, 15000);
     if (!reply.ok()) {
       spdlog::error("process {}: cannot start recording: {}", describe(t.facts), std::string(reply.status().message()));
       continue;
@@ -314,6 +314,8 @@ void add_attach_command(CLI::App& app, SubcommandContext& context) {
   cmd->add_option("--inject-timeout", args->inject_timeout_s, "Seconds the injected dlopen may take (default 10)")
       ->check(CLI::Range(kMinInjectTimeoutS, kMaxInjectTimeoutS));
   cmd->add_flag("--no-report", args->no_report, "Record only; print no report");
+  cmd->add_flag("--gpu-timeline", args->attach.gpu_timeline,
+                "Also record the GPU's activity through CUPTI while attached (docs/gpu-timeline.md)");
   add_report_options(cmd, &args->attach.report_settings, &args->report);
   cmd->callback([args, &context] { context.exit_status = attach_from_args(*args); });
 }

@@ -26,6 +26,7 @@ struct AttachOptions {
   bool inject = true;  // false: --no-inject, endpoints only
   int inject_timeout_ms = 10000;
   bool report = true;
+  bool gpu_timeline = false;  // --gpu-timeline: each session also records the GPU timeline
   ReportSettings report_settings;
 };
 

@@ -129,6 +129,7 @@ std::optional<uint64_t> number(const Message& m, std::string_view key) {
 
 // Field names, shared by the encoders and decoders below.
 constexpr const char* kFieldDir = "dir";
+constexpr const char* kFieldGpuTimeline = "gpu_timeline";
 constexpr const char* kFieldReason = "reason";
 constexpr const char* kFieldVersion = "syncscope";
 constexpr const char* kFieldProtocol = "protocol";
@@ -223,7 +224,10 @@ const char* command_word(Command command) {
 std::string encode(const Request& request) {
   Message m;
   m.word = command_word(request.command);
-  if (request.command == Command::kStart) m.set(kFieldDir, request.output_dir);
+  if (request.command == Command::kStart) {
+    m.set(kFieldDir, request.output_dir);
+    if (request.gpu_timeline) m.set(kFieldGpuTimeline, "1");
+  }
   return encode(m);
 }
 
@@ -244,6 +248,8 @@ std::optional<Request> parse_request(std::string_view line, std::string* error) 
         return std::nullopt;
       }
       request.output_dir = *dir;
+      const std::string* timeline = m->find(kFieldGpuTimeline);
+      request.gpu_timeline = timeline != nullptr && *timeline == "1";
     }
     return request;
   }

@@ -62,7 +62,8 @@ const char* command_word(Command command);  // "hello", "start", "flush", "stop"
 
 struct Request {
   Command command = Command::kHello;
-  std::string output_dir;  // start only: the absolute directory to record into
+  std::string output_dir;     // start only: the absolute directory to record into
+  bool gpu_timeline = false;  // start only: also record the GPU timeline (field gpu_timeline=1; added in version 1)
 };
 std::string encode(const Request& request);
 // nullopt with `error` set to what the recorder answers: a malformed line,

@@ -112,6 +112,29 @@ TEST(Attach, DormantProcessIsRecordedOnlyWhileAttached) {
   EXPECT_NE(own.out.find("long_loop:"), std::string::npos) << own.out;
 }
 
+// `attach --gpu-timeline` turns the timeline on for that session only, in
+// a process started without it (the fake CUPTI of tests/fakecuda).
+TEST(Attach, GpuTimelineForOneSession) {
+  std::string dir = fresh_dir("attach-timeline");
+  auto env = dormant_env();
+  env.erase("SYNCSCOPE_GPU_TIMELINE");
+  Started target = start({example("long_loop"), "5", "0"}, env);
+  std::this_thread::sleep_for(500ms);
+  RunResult r = attach({std::to_string(target.pid), "-d", "800ms", "-o", dir + "/on", "--gpu-timeline", "--no-report"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = attach({std::to_string(target.pid), "-d", "800ms", "-o", dir + "/off", "--no-report"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto on = load_traces(dir + "/on");
+  auto off = load_traces(dir + "/off");
+  ASSERT_EQ(on.size(), 1u);
+  ASSERT_EQ(off.size(), 1u);
+  EXPECT_EQ(on[0].info("gpu_timeline"), "on");
+  EXPECT_FALSE(on[0].gpu_activity.empty());
+  EXPECT_EQ(off[0].info("gpu_timeline").rfind("off", 0), 0u) << off[0].info("gpu_timeline");
+  EXPECT_TRUE(off[0].gpu_activity.empty());
+  EXPECT_EQ(finish(target, 30).exit_code, 0);
+}
+
 TEST(Attach, RunDormantThenAttachAllByPattern) {
   std::string dir = fresh_dir("attach-all");
   // A duration no other test uses, so the pattern matches this run only.

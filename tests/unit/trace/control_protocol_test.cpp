@@ -76,6 +76,13 @@ TEST(ControlRequest, EachCommandRoundTrips) {
   ASSERT_TRUE(start.has_value()) << error;
   EXPECT_EQ(start->command, Command::kStart);
   EXPECT_EQ(start->output_dir, "/home/me/my traces");
+  EXPECT_FALSE(start->gpu_timeline);
+  // attach --gpu-timeline: a field an older recorder ignores.
+  std::string timeline = encode(Request{Command::kStart, "/t", true});
+  EXPECT_EQ(timeline, "start dir=/t gpu_timeline=1");
+  std::optional<Request> with = parse_request(timeline, &error);
+  ASSERT_TRUE(with.has_value()) << error;
+  EXPECT_TRUE(with->gpu_timeline);
 }
 
 TEST(ControlRequest, RefusalsSayWhy) {
