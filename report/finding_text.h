@@ -28,8 +28,13 @@ std::string per_step_text(const Finding& finding);
 // "host blocked per step (12% of step time)" figures: "12%", "<1%" for a
 // share too small to round to 1% (rather than a misleading "0%").
 std::string step_share_text(double share);
+// From the GPU timeline, "" without one: "GPU idle per step 431 µs (6% of
+// step time)", and for a default-stream copy "copies 0% overlapped with
+// kernels on other streams, 310 µs serialised per step".
+std::string gpu_cost_text(const Finding& finding);
 // One line: "cudaMemcpyAsync(D2H)+cudaStreamSynchronize: 40 calls, 1.00 per
-// step, 52.0 µs host blocked per step (12% of step time)".
+// step, 52.0 µs host blocked per step (12% of step time)", then the GPU cost
+// when measured ("; GPU idle per step ...").
 std::string finding_summary(const ReportedFinding& finding);
 
 }  // namespace syncscope

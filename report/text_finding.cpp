@@ -79,23 +79,7 @@ void render_figures(const ProcessReport& process, const Finding& f, std::ostream
   out << kIndent << first << "\n" << kIndent << second << "\n";
   // From the GPU timeline: the idle time its calls left the GPU, and for
   // copies how much ran alongside kernels.
-  if (!f.gpu_measured) return;
-  std::string gpu;
-  if (f.gpu_idle_ns_per_step >= 1000) {  // under a microsecond per step is clock noise
-    gpu = "GPU idle per step " + format_duration(static_cast<uint64_t>(f.gpu_idle_ns_per_step)) + " (" +
-          step_share_text(f.gpu_idle_share) + " of step time)";
-  } else if (f.gpu_idle_ns >= 1000 && f.per_step == 0) {
-    gpu = "GPU idle " + format_duration(f.gpu_idle_ns);
-  }
-  if (f.category == Category::kDefaultStream && f.gpu_copy_ns > 0) {
-    const double overlap = static_cast<double>(f.gpu_copy_overlap_ns) / static_cast<double>(f.gpu_copy_ns);
-    char share[16];
-    std::snprintf(share, sizeof(share), "%.0f%%", overlap * 100);
-    gpu += std::string(gpu.empty() ? "" : "; ") + "copies " + share + " overlapped with kernels on other streams";
-    if (f.gpu_serialized_ns_per_step >= 1) {
-      gpu += ", " + format_duration(static_cast<uint64_t>(f.gpu_serialized_ns_per_step)) + " serialised per step";
-    }
-  }
+  const std::string gpu = gpu_cost_text(f);
   if (!gpu.empty()) out << kIndent << gpu << "\n";
 }
 
