@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "preload/driver_hooks.h"
+#include "preload/load_mode.h"
 #include "preload/real_function.h"
 
 #define SS_EXPORT __attribute__((visibility("default")))
@@ -83,6 +84,31 @@ bool is_driver_name(const char* symbol) {
   return symbol != nullptr && symbol[0] == 'c' && symbol[1] == 'u' && std::strncmp(symbol, "cuda", 4) != 0;
 }
 
+bool is_runtime_name(const char* symbol) {
+  return symbol != nullptr && (std::strncmp(symbol, "cuda", 4) == 0 || std::strncmp(symbol, "__cuda", 6) == 0);
+}
+
+// Loaded late (attach, syncscope.watch()), this library comes after the
+// runtime in the global lookup order, so dlsym finds the runtime's own
+// function: a program that looks the runtime up by name (ctypes, cffi) would
+// bypass the hooks. A runtime function found inside libcudart is swapped for
+// this library's hook of the same name, when there is one.
+void* runtime_hook_for(DlsymFn real, const char* symbol, void* found) {
+  if (found == nullptr || !loaded_late() || !is_runtime_name(symbol)) return found;
+  Dl_info where{};
+  if (dladdr(found, &where) == 0 || where.dli_fname == nullptr || std::strstr(where.dli_fname, "libcudart") == nullptr) {
+    return found;
+  }
+  static void* self = [] {
+    Dl_info me{};
+    if (dladdr(reinterpret_cast<void*>(&is_runtime_name), &me) == 0 || me.dli_fname == nullptr) return (void*)nullptr;
+    return dlopen(me.dli_fname, RTLD_LAZY | RTLD_NOLOAD);  // held for the process's life
+  }();
+  if (self == nullptr) return found;
+  void* hook = real(self, symbol);
+  return hook != nullptr ? hook : found;
+}
+
 }  // namespace
 }  // namespace syncscope::preload
 
@@ -110,7 +136,7 @@ extern "C" __attribute__((visibility("hidden"))) void* syncscope_dlsym_lookup(vo
   DlsymFn real = real_dlsym();
   void* fn = real(handle, symbol);
   if (fn == nullptr && handle == RTLD_DEFAULT) fn = default_lookup_as_caller(real, symbol, caller);
-  if (!is_driver_name(symbol)) return fn;
+  if (!is_driver_name(symbol)) return runtime_hook_for(real, symbol, fn);
   void* swapped = swap_entry_point(symbol, fn);
   if (swapped != fn) return swapped;
   return driver_wrapper_for(symbol, fn, 0, 0, /*exact_name=*/true);
