@@ -8,6 +8,7 @@ packages=(
   libabsl-dev libspdlog-dev libfmt-dev libunwind-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
+  patchelf python3-venv python3-pytest
 )
 
 missing=()

@@ -1,0 +1,39 @@
+"""Tests run BY tests/python/check_wheel.py under the installed plugin: each
+name says what the plugin must make of it (fake runtime, fake_training.py)."""
+import pytest
+
+import fake_training
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync")
+def test_marked_item_fails():
+    for _ in range(5):
+        fake_training.step()  # the sync at fake_training.py:35
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync")
+def test_marked_fixed_passes():
+    for _ in range(5):
+        fake_training.step(read_back=False)
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync", budget="hidden-sync=10")
+def test_marked_within_budget_passes():
+    for _ in range(5):
+        fake_training.step()
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync")
+def test_marked_without_cuda_passes():
+    assert sum(range(10)) == 45
+
+
+def test_unmarked_item_passes():
+    for _ in range(5):
+        fake_training.step()
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync")
+def test_marked_own_failure_is_reported_as_its_own():
+    fake_training.step()
+    assert False, "the test's own failure"
