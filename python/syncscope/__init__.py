@@ -32,7 +32,7 @@ import time
 
 from . import _control, _native
 
-__all__ = ["watch", "assert_no_syncs", "Watch", "Finding", "SyncsFound", "SyncscopeError", "__version__"]
+__all__ = ["watch", "assert_no_syncs", "step", "Watch", "Finding", "SyncsFound", "SyncscopeError", "__version__"]
 __version__ = "0.1.0"
 
 DEFAULT_CATEGORIES = "hidden-sync"
@@ -112,6 +112,22 @@ def _connect(timeout_s=5.0):
                     "the recorder in this process does not answer (%s): is it recorded whole by `syncscope run`? "
                     "use `syncscope run --dormant`, or no launcher" % e) from None
             time.sleep(0.02)
+
+
+_step_marker = None
+
+
+def step():
+    """Marks the end of a training step, as torch.optim's optimizer.step()
+    does under `syncscope run` (docs/steps-and-phases.md): for loops without
+    torch.optim. Does nothing when the recorder is not loaded."""
+    global _step_marker
+    if _step_marker is None:
+        if not _recorder_loaded():
+            return
+        # PyDLL: called with the GIL held, so the marker carries this line.
+        _step_marker = ctypes.PyDLL(_native.preload_library()).syncscope_optimizer_step
+    _step_marker()
 
 
 class Watch:

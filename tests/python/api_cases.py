@@ -35,6 +35,16 @@ except syncscope.SyncsFound as e:
           str(e).replace("\n", " | "))
 
 
+with syncscope.watch() as marked:
+    for _ in range(12):
+        fake_training.step()
+        syncscope.step()
+steps = [f for f in marked.findings if f.category == "hidden-sync"]
+check("syncscope.step() makes the steps", len(steps) == 1 and abs(steps[0].per_step - 1.0) < 0.01 and
+      marked.json["processes"][0]["phases"][0]["source"] == "optimizer-step",
+      [(f.describe(), f.per_step) for f in steps])
+
+
 @syncscope.assert_no_syncs()
 def clean_step():
     fake_training.step(read_back=False)
