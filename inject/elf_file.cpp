@@ -34,7 +34,9 @@ ElfFile::Status ElfFile::open(const std::string& path) {
   };
   int fd;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO named by a trace must not wait for a writer
+    // (it is refused as not regular just below).
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return cannot_open(std::strerror(errno));
   struct stat st {};

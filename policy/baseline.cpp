@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include "policy/input_file.h"
 
 namespace syncscope {
 namespace {
@@ -109,9 +110,9 @@ absl::Status check_findings_document(const nlohmann::json& doc, const std::strin
 }
 
 absl::StatusOr<nlohmann::json> load_findings_document(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError("cannot read " + path + ": " + std::strerror(errno));
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  absl::StatusOr<std::string> text = read_input_file(path, "findings file");
+  if (!text.ok()) return text.status();
+  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return absl::InvalidArgumentError(path + ": not valid JSON");
   absl::Status ok = check_findings_document(doc, path);
   if (!ok.ok()) return ok;

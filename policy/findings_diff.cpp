@@ -20,7 +20,10 @@ std::vector<Grouped> group(const nlohmann::json& doc, bool include_warmup) {
   std::vector<Grouped> out;
   for (const auto& p : doc["processes"]) {
     for (const auto& f : p["findings"]) {
-      if (!include_warmup && f.value("phase", std::string()) != "steady") continue;
+      if (!f.is_object()) continue;  // as a baseline does: what is not a finding identifies nothing
+      const auto phase = f.find("phase");
+      const bool steady = phase != f.end() && phase->is_string() && phase->get<std::string>() == "steady";
+      if (!include_warmup && !steady) continue;
       auto suppressed = f.find("suppressed");
       if (suppressed != f.end() && !suppressed->is_null()) continue;
       FindingIdentity id = identity_from_json(f);
@@ -31,7 +34,8 @@ std::vector<Grouped> group(const nlohmann::json& doc, bool include_warmup) {
       if (!g) {
         out.push_back({id, {}});
         g = &out.back();
-        g->side.api_sequence = f.value("api_sequence", std::string());
+        const auto sequence = f.find("api_sequence");
+        g->side.api_sequence = sequence != f.end() && sequence->is_string() ? sequence->get<std::string>() : "";
         g->side.line = id.file.empty() ? id.function : id.file + ":" + std::to_string(id.line);
       }
       g->side.count += static_cast<uint64_t>(number(f, "count"));

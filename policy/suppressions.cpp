@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "policy/category_list.h"
+#include "policy/input_file.h"
 #include "policy/pattern.h"
 #include "policy/text_util.h"
 
@@ -49,11 +50,9 @@ absl::StatusOr<std::vector<SuppressionRule>> parse_suppressions(std::string_view
 }
 
 absl::StatusOr<std::vector<SuppressionRule>> load_suppressions(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError("cannot read suppressions file " + path + ": " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_suppressions(text.str(), path);
+  absl::StatusOr<std::string> text = read_input_file(path, "suppressions file");
+  if (!text.ok()) return text.status();
+  return parse_suppressions(*text, path);
 }
 
 int find_suppression(const std::vector<SuppressionRule>& rules, Category category,

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "policy/input_file.h"
 #include "report/source_paths.h"
 #include "trace/process_info_keys.h"
 
@@ -30,6 +31,8 @@ bool is_library_python_file(const std::string& file) {
 
 std::string source_line(const std::string& file, uint32_t line) {
   if (line == 0) return {};
+  std::string why;
+  if (!is_regular_file(file, &why)) return {};  // a FIFO would block, /dev/zero never end
   std::ifstream in(file);
   std::string text;
   for (uint32_t i = 0; i < line && std::getline(in, text); ++i) {

@@ -97,7 +97,7 @@ int diff_command(const DiffOptions& options) {
                           {"changed", entries_json(diff.changed, true, true)},
                           {"unchanged", diff.unchanged.size()},
                           {"failed", failing > 0}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     print_text(diff, options);
   }

@@ -25,6 +25,7 @@
 #include "report/text_layout.h"
 #include "report/units.h"
 #include "tools/dump_gpu.h"
+#include "tools/report_options.h"
 #include "tools/subcommand.h"
 #include "trace/api.h"
 #include "trace/format.h"
@@ -530,8 +531,8 @@ void TraceDump::phases_text(std::ostream& out, const Segmentation& s) {
   out << "  warm-up   " << counts.warmup << " events before +" << seconds(relative(s.main.steady_start_ns)) << " s\n";
   for (size_t i = 0; i < s.phases.size(); ++i) {
     const PhaseInfo& p = s.phases[i];
-    out << "  " << pad(phase_name(p, trace_.strings), 8) << "  " << p.steps << " steps (" << step_source_name(p.source) << "), "
-        << p.calls_per_step << " calls per step, step " << format_duration(static_cast<uint64_t>(p.step_ns))
+    out << "  " << pad(phase_name(p, trace_.strings), 8) << "  " << p.steps << " steps (" << step_source_name(p.source)
+        << "), " << p.calls_per_step << " calls per step, step " << format_duration(static_cast<uint64_t>(p.step_ns))
         << " median";
     if (p.mean_step_ns > 0) out << " / " << format_duration(static_cast<uint64_t>(p.mean_step_ns)) << " mean";
     out << ", +" << seconds(relative(p.start_ns)) << " s to +" << seconds(relative(p.end_ns)) << " s, "
@@ -614,8 +615,9 @@ int dump_command(const DumpOptions& options) { return dump_command(options, std:
 
 void add_dump_command(CLI::App& app, SubcommandContext& context) {
   auto dump = std::make_shared<DumpOptions>();
-  CLI::App* cmd =
-      app.add_subcommand("dump", "Print what trace files hold: header, counts, threads, GPU timeline; events, GPU records, stacks, phases");
+  CLI::App* cmd = app.add_subcommand(
+      "dump",
+      "Print what trace files hold: header, counts, threads, GPU timeline; events, GPU records, stacks, phases");
   cmd->add_option("path", dump->path, "A trace file (*.sstrace) or a trace directory")->required();
   CLI::Option* events =
       cmd->add_option("--events", dump->max_events, "List the events in time order (at most N per trace)")
@@ -626,8 +628,7 @@ void add_dump_command(CLI::App& app, SubcommandContext& context) {
   cmd->add_flag("--stacks", dump->stacks, "Print the interned stacks, symbolised, and the loaded modules");
   cmd->add_flag("--phases", dump->phases, "Print the segmentation: phases, steps, events per phase");
   cmd->add_flag("--json", dump->json, "One JSON document instead of text");
-  cmd->add_option("--warmup", dump->steps.warmup_seconds, "As for report");
-  cmd->add_option("--warmup-steps", dump->steps.warmup_steps, "As for report")->check(CLI::Range(0, 1000000));
+  add_step_options(cmd, &dump->steps);
   cmd->callback([dump, events, gpu, &context] {
     dump->events = events->count() > 0;
     dump->gpu = gpu->count() > 0;

@@ -8,6 +8,7 @@
 #include "tools/attach_command.h"
 #include "tools/diff_command.h"
 #include "tools/dump_command.h"
+#include "tools/pipe_signal.h"
 #include "tools/report_command.h"
 #include "tools/run_command.h"
 #include "tools/subcommand.h"
@@ -23,6 +24,7 @@ void setup_logging() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  syncscope::ignore_sigpipe();  // a closed pipe must not change the exit status (tools/pipe_signal.h)
   setup_logging();
   CLI::App app{"syncscope: find where the host waits on the GPU, or starves it"};
   app.set_version_flag("--version", std::string("syncscope ") + SYNCSCOPE_VERSION);

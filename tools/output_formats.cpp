@@ -17,6 +17,7 @@
 #include "report/json_report.h"
 #include "report/junit_report.h"
 #include "report/sarif_report.h"
+#include "trace/format.h"
 
 namespace syncscope {
 
@@ -31,6 +32,14 @@ bool parse_output_format(const std::string& spec, OutputFormat* out, std::string
   }
   if (eq != std::string::npos && out->file.empty()) {
     *error = "empty file name in --format " + spec;
+    return false;
+  }
+  // A report written over a recording would destroy it (and `report` reads
+  // every *.sstrace of the directory): never a report file of that name.
+  const std::string suffix = kTraceFileSuffix;
+  if (out->file.size() >= suffix.size() &&
+      out->file.compare(out->file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    *error = "--format " + spec + " names a trace file (*" + suffix + "): the report would overwrite a recording";
     return false;
   }
   return true;
@@ -73,8 +82,13 @@ bool parse_output_formats(const std::vector<std::string>& specs, std::vector<Out
 }
 
 std::string render_report(const Report& report, const std::string& format, const TextReportOptions& options) {
-  if (format == "json") return findings_json(report).dump(2) + "\n";
-  if (format == "sarif") return findings_sarif(report).dump(2) + "\n";
+  // Strings from the trace (paths, thread and function names, the command
+  // line) need not be UTF-8: invalid bytes become U+FFFD, never an abort.
+  if (format == "json")
+    return findings_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (format == "sarif") {
+    return findings_sarif(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
   if (format == "junit") return findings_junit(report);
   if (format == "github") {
     const char* workspace = std::getenv("GITHUB_WORKSPACE");

@@ -1,4 +1,5 @@
 #include "tools/run_command.h"
+#include "tools/pipe_signal.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -165,6 +166,7 @@ int run_command(const RunOptions& options) {
   if (pid == 0) {
     // Same process group as syncscope: the terminal's Ctrl-C reaches the child directly.
     sigprocmask(SIG_SETMASK, &previous, nullptr);
+    restore_sigpipe();
     recorder_status.inherit();
     execvpe(argv[0], argv.data(), envp.data());
     int err = errno;

@@ -56,6 +56,29 @@ TEST(Baseline, ChecksTheDocument) {
   EXPECT_FALSE(load_baseline("/nonexistent.json").ok());
 }
 
+// Issue 15: a directory, a FIFO or a device named as a findings file is
+// refused with what it is, never read (a FIFO would block, /dev/zero never end).
+TEST(Baseline, OnlyRegularFilesAreRead) {
+  auto dir = load_baseline("/tmp");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().message().find("a directory, not a file"), std::string::npos) << dir.status();
+  auto device = load_baseline("/dev/zero");
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.status().message().find("a device"), std::string::npos) << device.status();
+}
+
+// Issue 15: what passes the document check but holds no findings (numbers,
+// nulls, a phase that is not a string) is diffed as a baseline reads it:
+// ignored, never an abort.
+TEST(Diff, FindingsThatAreNotObjectsAreIgnored) {
+  nlohmann::json odd = document({1, nullptr, {{"phase", 7}, {"category", "hidden-sync"}}});
+  nlohmann::json good = document({finding("hidden-sync", "t.py", 3, "f", "x.item()")});
+  FindingsDiff d = diff_findings(odd, good, false);
+  EXPECT_EQ(d.added.size(), 1u);
+  FindingsDiff all = diff_findings(good, odd, true);
+  EXPECT_EQ(all.fixed.size(), 1u);
+}
+
 TEST(Diff, AddedFixedChangedUnchanged) {
   nlohmann::json base = document({finding("hidden-sync", "t.py", 3, "f", "a.item()"),
                                   finding("allocator-churn", "t.py", 5, "f", "torch.cuda.empty_cache()"),

@@ -1,0 +1,90 @@
+// Issue 15's defects, end to end on the fake runtime: bytes that are not
+// UTF-8 in what a trace records never abort a JSON or SARIF report, and a
+// Python file named by a trace that is now a FIFO or a device neither hangs
+// the report nor grows it without bound.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+namespace syncscope::testing {
+namespace {
+
+std::string slurp_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(HostileInputs, InvalidUtf8InTheCommandLineNeverAbortsAReport) {
+  std::string dir = fresh_dir("hostile-utf8");
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + dir + "/f.json", "--format",
+                     "sarif=" + dir + "/f.sarif", "--format", "text", "--", example("exit_code"), "5", "bad\xff\xfe"},
+                    fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 5) << r.err;  // the command's own status, not SIGABRT's 134
+  for (const char* name : {"/f.json", "/f.sarif"}) {
+    std::string text = slurp_file(dir + name);
+    nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    EXPECT_FALSE(doc.is_discarded()) << name;
+  }
+  // The command line is in the JSON (argv), each bad byte as U+FFFD.
+  EXPECT_NE(slurp_file(dir + "/f.json").find("bad\xef\xbf\xbd"), std::string::npos);
+}
+
+TEST(HostileInputs, APythonFileThatIsNowAFifoOrADeviceIsNotRead) {
+  std::string dir = fresh_dir("hostile-python-file");
+  std::string script = dir + "/loop.py";
+  std::filesystem::copy_file(SYNCSCOPE_SOURCE_DIR "/examples/python/ctypes_sync_loop.py", script);
+  RunResult r =
+      run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script, "50"},
+          fake_runtime_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The report reads source lines from the file the trace names.
+  std::filesystem::remove(script);
+  ASSERT_EQ(mkfifo(script.c_str(), 0600), 0);
+  RunResult fifo = run({"/usr/bin/timeout", "60", syncscope_bin(), "report", dir + "/t"});
+  EXPECT_EQ(fifo.exit_code, 0) << "a FIFO must not block the report (124: timed out)\n" << fifo.err;
+  EXPECT_NE(fifo.out.find("loop.py:34"), std::string::npos) << fifo.out;
+  std::filesystem::remove(script);
+  std::filesystem::create_symlink("/dev/zero", script);
+  RunResult zero = run(
+      {"/usr/bin/timeout", "60", "/usr/bin/env", "prlimit", "--as=4000000000", syncscope_bin(), "report", dir + "/t"});
+  EXPECT_EQ(zero.exit_code, 0) << "/dev/zero must not be read\n" << zero.err;
+}
+
+}  // namespace
+}  // namespace syncscope::testing
+
+namespace syncscope::testing {
+namespace {
+
+TEST(HostileInputs, AClosedPipeKeepsTheCommandsStatus) {
+  std::string dir = fresh_dir("hostile-sigpipe");
+  // The report (many lines) goes to `head -c 1`, which exits at once.
+  RunResult r = run({"/bin/bash", "-c",
+                     syncscope_bin() + " run -o " + dir + "/t -- " + example("exit_code") +
+                         " 5 | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}"},
+                    fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 5) << "141 is SIGPIPE\n" << r.err;
+}
+
+TEST(HostileInputs, AReportFileNamedLikeATraceIsRefused) {
+  std::string dir = fresh_dir("hostile-format-trace");
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + dir + "/t/1-0.sstrace", "--",
+                     example("exit_code"), "0"},
+                    fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("would overwrite a recording"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace syncscope::testing
