@@ -217,6 +217,12 @@ int run_command(const RunOptions& options) {
     }
     return code;
   }
+  // Nothing asked for (--no-report, no file, no gate): no analysis, only
+  // where the traces are and what went wrong while recording.
+  if (report.formats.empty() && !report.analysis.policy.gate.enabled()) {
+    for (const RecordingProblem& p : problems) spdlog::warn("{}", problem_message(p));
+    return code;
+  }
   // The gate is judged even with --no-report: the exit status still tells CI.
   ReportOutcome outcome = report_directory(dir, report, std::move(problems));
   if (code != 0) return code;  // the command's own failure wins

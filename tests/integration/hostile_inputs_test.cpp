@@ -88,3 +88,24 @@ TEST(HostileInputs, AReportFileNamedLikeATraceIsRefused) {
 
 }  // namespace
 }  // namespace syncscope::testing
+
+namespace syncscope::testing {
+namespace {
+
+// --no-report with no file and no gate: no analysis at all (issue 15), only
+// where the traces are and what went wrong while recording.
+TEST(HostileInputs, NoReportSaysWhereTheTracesAreAndWhatWentWrong) {
+  std::string dir = fresh_dir("no-report");
+  auto env = fake_runtime_env();
+  env["SYNCSCOPE_FLUSH_MS"] = "60000";  // the ring overflows between flushes
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "--ring-events", "64", "-o", dir + "/t", "--",
+                     example("hidden_sync_loop"), "2000"},
+                    env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("findings"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("traces in " + dir + "/t"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dropped"), std::string::npos) << "the drops are still said\n" << r.err;
+}
+
+}  // namespace
+}  // namespace syncscope::testing
