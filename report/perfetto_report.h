@@ -14,8 +14,10 @@
 namespace syncscope {
 
 // Bounds the file (a long run records tens of millions of calls): past this
-// many events the earliest are kept and the trace says what was cut.
-inline constexpr size_t kPerfettoMaxEvents = 2000000;
+// many events the earliest are kept and the trace says what was cut. A
+// million events is about 220 MB of JSON, which chrome://tracing and
+// ui.perfetto.dev still load; twice that nears a browser's string limit.
+inline constexpr size_t kPerfettoMaxEvents = 1000000;
 
 struct PerfettoOptions {
   size_t max_events = kPerfettoMaxEvents;  // timeline events, metadata not counted
