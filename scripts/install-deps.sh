@@ -8,6 +8,8 @@ packages=(
   libabsl-dev libspdlog-dev libfmt-dev libunwind-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
+  # The HTML report's screenshot test (tests/html): a browser, and a font so text renders.
+  chromium fonts-dejavu-core
 )
 
 missing=()
