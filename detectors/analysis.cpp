@@ -7,6 +7,30 @@
 #include "detectors/waiters.h"
 
 namespace syncscope {
+namespace {
+
+// The steps' windows (by phase, then step) with their GPU busy time (gpu_time_per_step) and idle
+// time by cause (the attribution's gaps, which carry their step); host time
+// is added from the findings once they are known.
+std::vector<StepFigures> step_figures(const ProcessTrace& trace, const Segmentation& segmentation,
+                                      const std::vector<GpuIdleGap>* gaps) {
+  const std::vector<StepWindow> windows = step_windows(trace.events, segmentation);
+  std::vector<StepFigures> out(windows.size());
+  for (size_t i = 0; i < windows.size(); ++i) out[i].window = windows[i];
+  if (gaps == nullptr) return out;  // no GPU timeline
+  const std::vector<GpuStepTime> busy = gpu_time_per_step(trace.gpu_activity, windows);
+  for (size_t i = 0; i < busy.size(); ++i) out[i].gpu_busy_ns = busy[i].busy_ns;
+  // Gaps come by step window, in the windows' order.
+  size_t w = 0;
+  for (const GpuIdleGap& gap : *gaps) {
+    while (w < out.size() && (out[w].window.phase_index != gap.phase_index || out[w].window.step != gap.step)) ++w;
+    if (w == out.size()) break;
+    out[w].gpu_idle_by_cause[static_cast<size_t>(gap.cause)] += gap.end_ns - gap.start_ns;
+  }
+  return out;
+}
+
+}  // namespace
 
 Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
   Analysis a;
@@ -25,6 +49,7 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
     a.gpu_timeline = true;
     a.gpu = std::move(gpu.phases);
   }
+  a.step_figures = step_figures(trace, segmentation, a.gpu_timeline ? &gpu.gaps : nullptr);
   a.steps = segmentation.main;
   a.phases = segmentation.phases;
   for (PhaseInfo& phase : a.phases) phase.name = phase_name(phase, trace.strings);
@@ -44,6 +69,16 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
     bool counts = f.category == Category::kHiddenSync ||
                   (f.category == Category::kPageableCopy && f.cause == Cause::kAsyncRequested);
     if (f.phase == Phase::kSteady && counts) a.blocked_ns_per_step += f.blocked_ns_per_step;
+    if (!counts || f.phase_index < 0) continue;
+    for (const FindingStepCount& s : f.step_counts) {
+      auto it = std::lower_bound(a.step_figures.begin(), a.step_figures.end(), std::make_pair(f.phase_index, s.step),
+                                 [](const StepFigures& x, std::pair<int, uint32_t> key) {
+                                   return std::make_pair(int{x.window.phase_index}, x.window.step) < key;
+                                 });
+      if (it != a.step_figures.end() && it->window.phase_index == f.phase_index && it->window.step == s.step) {
+        it->host_blocked_ns += s.blocked_ns;
+      }
+    }
   }
   return a;
 }

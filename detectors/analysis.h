@@ -1,6 +1,7 @@
 // Runs steady-state detection and every detector over one process's trace.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "detectors/finding.h"
@@ -11,14 +12,25 @@
 
 namespace syncscope {
 
+// One steady step for the pictures (report/html_report.h): its window, the
+// host time the findings summed in Analysis::blocked_ns_per_step cost in it,
+// and, with a GPU timeline, the GPU's busy time and idle time by cause.
+struct StepFigures {
+  StepWindow window;
+  uint64_t host_blocked_ns = 0;
+  uint64_t gpu_busy_ns = 0;
+  std::array<uint64_t, kGpuIdleCauses> gpu_idle_by_cause{};  // sums to the window less gpu_busy_ns
+};
+
 struct Analysis {
   StepInfo steps;                  // the main (training) phase's steps, as every detector uses them
   std::vector<PhaseInfo> phases;   // recurring phases, the main one first (empty: no steps found)
   std::vector<Finding> findings;   // ranked: steady first, then by severity
   double blocked_ns_per_step = 0;  // steady hidden-sync + pageable host time per step (0 if no steps)
   // GPU timeline (docs/gpu-timeline.md): only when the trace has GPU work.
-  bool gpu_timeline = false;         // kernels, copies or memsets were recorded
-  std::vector<GpuPhaseFigures> gpu;  // busy and idle by cause, per phase with steps
+  bool gpu_timeline = false;              // kernels, copies or memsets were recorded
+  std::vector<GpuPhaseFigures> gpu;       // busy and idle by cause, per phase with steps
+  std::vector<StepFigures> step_figures;  // every steady step of every phase, by phase then step
   // The GPU figures of phase `index` (into `phases`), nullptr when none.
   const GpuPhaseFigures* gpu_for_phase(size_t index) const;
 };

@@ -12,6 +12,21 @@
 namespace syncscope {
 
 enum class Category { kHiddenSync, kPageableCopy, kAllocatorChurn, kDefaultStream };
+
+// Where a finding happened, for the pictures (report/perfetto_report.h,
+// report/html_report.h): a timeline and per-step bars need the times and
+// steps that the totals below sum up.
+struct FindingStepCount {
+  uint32_t step = 0;        // step of the finding's phase (0-based among its steady steps)
+  uint32_t count = 0;       // occurrences in that step
+  uint64_t blocked_ns = 0;  // host time they cost
+};
+struct FindingOccurrence {
+  uint64_t start_ns = 0, end_ns = 0;  // the flagged call (the wait, for a read-back)
+};
+// Occurrences kept per finding: enough to mark each on a timeline of a
+// short run, bounded so a site hit every step of a long one stays small.
+inline constexpr size_t kMaxFindingOccurrences = 200;
 enum class Phase { kWarmup, kSteady, kTeardown };
 
 const char* category_name(Category c);  // "hidden-sync", "pageable-copy", ...
@@ -55,6 +70,11 @@ struct Finding {
   uint64_t gpu_copy_ns = 0;               // GPU time of the site's copies
   uint64_t gpu_copy_overlap_ns = 0;       // of which kernels on other streams ran alongside
   double gpu_serialized_ns_per_step = 0;  // default-stream: copy time not overlapped, per step
+
+  // Steady findings: per step of its phase it occurred in, ascending (empty otherwise).
+  std::vector<FindingStepCount> step_counts;
+  // Its first kMaxFindingOccurrences occurrences, by time (every phase).
+  std::vector<FindingOccurrence> occurrences;
 };
 
 }  // namespace syncscope

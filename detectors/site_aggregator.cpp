@@ -43,10 +43,13 @@ void SiteAggregator::add(const Event& anchor, const std::string& api, const std:
     f.gpu_copy_overlap_ns += cost.copy_overlap_ns;
   }
   f.bytes += bytes;
-  if (site.steps.empty() || site.steps.back() != place.step) site.steps.push_back(place.step);
+  if (f.step_counts.empty() || f.step_counts.back().step != place.step) f.step_counts.push_back({place.step, 0, 0});
+  ++f.step_counts.back().count;
+  f.step_counts.back().blocked_ns += blocked_ns;
+  if (f.occurrences.size() < kMaxFindingOccurrences) f.occurrences.push_back({anchor.start_ns, anchor.end_ns});
 }
 
-void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) const {
+void SiteAggregator::complete(Finding& f) const {
   const PhaseInfo* phase = f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < seg_.phases.size()
                                ? &seg_.phases[f.phase_index]
                                : nullptr;
@@ -61,11 +64,12 @@ void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) co
     if (step_ns > 0) f.step_share = f.blocked_ns_per_step / step_ns;
     f.gpu_idle_ns_per_step = static_cast<double>(f.gpu_idle_ns) / n;
     if (step_ns > 0) f.gpu_idle_share = f.gpu_idle_ns_per_step / step_ns;
+    const std::vector<FindingStepCount>& steps = f.step_counts;
     f.steps_with = steps.size();
     // Periodic: the median spacing of the steps it occurred in.
     if (steps.size() >= 2 && static_cast<double>(steps.size()) < kPeriodicShare * n) {
       std::vector<uint32_t> gaps;
-      for (size_t k = 1; k < steps.size(); ++k) gaps.push_back(steps[k] - steps[k - 1]);
+      for (size_t k = 1; k < steps.size(); ++k) gaps.push_back(steps[k].step - steps[k - 1].step);
       std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
       f.every_n_steps = gaps[gaps.size() / 2];
     }
@@ -79,6 +83,8 @@ void SiteAggregator::complete(Finding& f, const std::vector<uint32_t>& steps) co
     f.severity = std::max(f.severity, per_step ? f.gpu_idle_share : static_cast<double>(f.gpu_idle_ns) / span);
   }
   if (f.phase != Phase::kSteady) f.severity *= 0.1;  // listed apart, ranked lower
+  // Outside steady state "step" means nothing: every event there has step 0.
+  if (!per_step) f.step_counts.clear();
 }
 
 }  // namespace syncscope

@@ -29,7 +29,7 @@ class SiteAggregator {
     std::vector<Finding> out;
     for (const auto& [key, site] : sites_) {
       Finding done = site.finding;
-      complete(done, site.steps);
+      complete(done);
       done.hint = hint_for(done.cause);
       out.push_back(std::move(done));
     }
@@ -38,10 +38,9 @@ class SiteAggregator {
 
  private:
   struct Site {
-    Finding finding;
-    std::vector<uint32_t> steps;  // distinct steps it occurred in, ascending
+    Finding finding;  // its step_counts: every step it occurred in, whatever the phase, until complete()
   };
-  void complete(Finding& f, const std::vector<uint32_t>& steps) const;
+  void complete(Finding& f) const;
   Category category_;
   const Segmentation& seg_;
   // The cause by name: findings come out in the order they always had.

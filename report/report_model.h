@@ -1,5 +1,5 @@
 // Everything a report says, computed once and rendered by every format
-// (text, json, sarif, junit, github): per process the analysis, each
+// (text, json, sarif, junit, github, perfetto, html): per process the analysis, each
 // finding with its symbolised site, whether a suppression rule or the
 // baseline covers it and whether it counts against the gate; the gate's
 // verdict per category; the comparison across ranks.

@@ -4,6 +4,7 @@
 
 #include "report/finding_text.h"
 #include "report/frame_folding.h"
+#include "report/site_text.h"
 #include "report/source_paths.h"
 #include "report/text_layout.h"
 #include "report/units.h"
@@ -16,24 +17,6 @@ constexpr const char* kIndent = "      ";  // under "   #1 "
 // A site in at most one step in this many is "rare": counted in steps and in
 // all, not per step.
 constexpr uint64_t kRareStepsDivisor = 10;
-
-// "train.py:42" for a Python user frame, "read_loss_value(…) (app)" for a
-// native one, "unknown site" without either.
-std::string user_location(const SiteFrames& site, const std::string& cwd) {
-  if (site.has_user && site.user.python) {
-    return display_source_path(site.user.file, cwd) + ":" + std::to_string(site.user.line);
-  }
-  if (site.has_user && site.user_native_index >= 0) {
-    return elide_symbol(site.user.function) + " (" + site.native[site.user_native_index].module + ")";
-  }
-  return "unknown site";
-}
-
-// What the user line does: its text, else the function it is in.
-std::string user_text(const SiteFrames& site) {
-  if (!site.has_user || !site.user.python) return "";
-  return site.user.source.empty() ? "in " + site.user.function : site.user.source;
-}
 
 void render_header(const ProcessReport& process, const ReportedFinding& r, int rank, const TextReportOptions& options,
                    std::ostream& out) {

@@ -9,6 +9,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   patchelf python3-venv python3-pytest
+  # The HTML report's screenshot test (tests/html): a browser, and a font so text renders.
+  chromium fonts-dejavu-core
 )
 
 missing=()

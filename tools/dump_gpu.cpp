@@ -55,10 +55,7 @@ GpuTally tally(const ProcessTrace& trace) {
 }
 
 std::string copy_text(const GpuActivity& a) {
-  static const char* kCopyKinds[] = {"?",    "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                     "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
-  std::string kind = a.copy_kind < std::size(kCopyKinds) ? kCopyKinds[a.copy_kind] : "?";
-  return kind + " " + std::string(gpu_memory_kind_name(a.src_kind)) + "->" +
+  return std::string(gpu_copy_kind_name(a.copy_kind)) + " " + std::string(gpu_memory_kind_name(a.src_kind)) + "->" +
          std::string(gpu_memory_kind_name(a.dst_kind));
 }
 

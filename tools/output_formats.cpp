@@ -14,8 +14,10 @@
 #include <spdlog/spdlog.h>
 
 #include "report/github_report.h"
+#include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/junit_report.h"
+#include "report/perfetto_report.h"
 #include "report/sarif_report.h"
 #include "trace/format.h"
 
@@ -25,9 +27,9 @@ bool parse_output_format(const std::string& spec, OutputFormat* out, std::string
   size_t eq = spec.find('=');
   out->format = spec.substr(0, eq);
   out->file = eq == std::string::npos ? "" : spec.substr(eq + 1);
-  static const char* kFormats[] = {"text", "json", "sarif", "junit", "github"};
+  static const char* kFormats[] = {"text", "json", "sarif", "junit", "github", "perfetto", "html"};
   if (std::find(std::begin(kFormats), std::end(kFormats), out->format) == std::end(kFormats)) {
-    *error = "unknown format '" + out->format + "' (text, json, sarif, junit, github)";
+    *error = "unknown format '" + out->format + "' (text, json, sarif, junit, github, perfetto, html)";
     return false;
   }
   if (eq != std::string::npos && out->file.empty()) {
@@ -90,6 +92,8 @@ std::string render_report(const Report& report, const std::string& format, const
     return findings_sarif(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   if (format == "junit") return findings_junit(report);
+  if (format == "perfetto") return perfetto_trace(report);
+  if (format == "html") return html_report(report);
   if (format == "github") {
     const char* workspace = std::getenv("GITHUB_WORKSPACE");
     return findings_github(report, workspace ? workspace : "");

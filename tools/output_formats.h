@@ -1,6 +1,7 @@
 // Report outputs chosen with --format F[=FILE] (repeatable): text (the
-// default), json, sarif, junit, github; to standard output or, atomically,
-// to FILE.
+// default), json, sarif, junit, github, and the pictures perfetto (a
+// Chrome/Perfetto trace) and html (a self-contained page); to standard
+// output or, atomically, to FILE.
 #pragma once
 
 #include <string>
@@ -12,7 +13,7 @@
 namespace syncscope {
 
 struct OutputFormat {
-  std::string format;  // "text" | "json" | "sarif" | "junit" | "github"
+  std::string format;  // "text" | "json" | "sarif" | "junit" | "github" | "perfetto" | "html"
   std::string file;    // "" = standard output
 };
 

@@ -38,8 +38,9 @@ void add_display_options(CLI::App* app, TextReportOptions* display) {
 }
 
 void add_format_option(CLI::App* app, std::vector<std::string>* formats) {
-  app->add_option("--format", *formats,
-                  "Report format F or F=FILE, F one of text (default), json, sarif, junit, github; repeatable");
+  app->add_option(
+      "--format", *formats,
+      "Report format F or F=FILE, F one of text (default), json, sarif, junit, github, perfetto, html; repeatable");
 }
 
 void add_step_options(CLI::App* app, StepOptions* steps) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 namespace syncscope {
@@ -118,6 +119,13 @@ inline std::string_view gpu_memory_kind_name(uint8_t kind) {
       break;
   }
   return "unknown";
+}
+
+// "HtoD", "DtoH", ...; "?" for kUnknown and numbers this build does not know.
+inline std::string_view gpu_copy_kind_name(uint8_t kind) {
+  static constexpr std::string_view kNames[] = {"?",    "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                                "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+  return kind < std::size(kNames) ? kNames[kind] : "?";
 }
 
 }  // namespace syncscope

@@ -1,4 +1,5 @@
-// Every report format from one synthetic two-rank report: golden files
+// Every report format from one synthetic two-rank report
+// (tests/unit/report/two_rank_job.h): golden files
 // (SYNCSCOPE_UPDATE_GOLDEN=1 rewrites them) and structural checks (SARIF
 // 2.1.0's required fields, well-formed JUnit XML, GitHub command syntax).
 #include <gtest/gtest.h>
@@ -12,62 +13,10 @@
 #include "report/junit_report.h"
 #include "report/sarif_report.h"
 #include "report/text_report.h"
-#include "tests/unit/report/report_test_util.h"
+#include "tests/unit/report/two_rank_job.h"
 
 namespace syncscope::testing {
 namespace {
-
-const std::string kGolden = std::string(SYNCSCOPE_SOURCE_DIR) + "/tests/unit/report/golden";
-
-// One rank: 20 steps of a launch and an .item() read-back at train.py:6;
-// rank 1 also syncs explicitly at train.py:7 (suppressed below) and twice
-// more at a native site.
-ProcessTrace rank_trace(int rank) {
-  ProcessTrace t;
-  t.header.pid = 1000 + rank;
-  t.header.ppid = 999;
-  t.complete = true;
-  t.file = "/traces/" + std::to_string(1000 + rank) + "-0.sstrace";
-  t.process_info = {
-      {"argv", "python3 train.py"},         {"cuda_runtime", "real"}, {"cwd", kGolden}, {"RANK", std::to_string(rank)},
-      {"LOCAL_RANK", std::to_string(rank)}, {"WORLD_SIZE", "2"}};
-  t.python_code[1] = {"train.py", "step", 4};
-  t.python_stacks[1] = {{1, 6}};
-  t.python_stacks[2] = {{1, 7}};
-  t.stacks[1] = {0x10};
-  t.stacks[2] = {0x20};
-  t.stacks[3] = {0x30};
-  uint64_t now = 1000000;
-  for (int step = 0; step < 20; ++step) {
-    Event launch = event(ApiId::__cudaLaunchKernel, now, 3000);
-    launch.dst = 0xabc;
-    t.events.push_back(launch);
-    Event copy = event(ApiId::cudaMemcpyAsync, now + 4000, 2000, 1);
-    copy.direction = static_cast<uint8_t>(Direction::kDeviceToHost);
-    copy.host_mem = static_cast<uint8_t>(HostMem::kPinned);
-    copy.bytes = 4;
-    copy.flags |= kFlagAsync;
-    t.events.push_back(copy);
-    t.events.push_back(event(ApiId::cudaStreamSynchronize, now + 7000, 40000, 1));
-    if (rank == 1) {
-      t.events.push_back(event(ApiId::cudaDeviceSynchronize, now + 50000, 30000, 2));
-      t.events.push_back(event(ApiId::cudaStreamSynchronize, now + 90000, 20000, 3));
-      t.events.push_back(event(ApiId::cudaStreamSynchronize, now + 120000, 20000, 3));
-    }
-    now += 200000;
-  }
-  return t;
-}
-
-ReportOptions policy() {
-  ReportOptions options;
-  options.policy.gate.budgets = {{Category::kHiddenSync, 1, true}};
-  options.policy.suppressions = *parse_suppressions("hidden-sync:train.py:7\n", "rules");
-  // A baseline that knows the .item() line.
-  options.policy.baseline =
-      Baseline{"base.json", {make_identity("hidden-sync", "train.py", 6, "step", "value = loss.item()")}};
-  return options;
-}
 
 std::string normalise(std::string text) {
   for (size_t at; (at = text.find(kGolden)) != std::string::npos;) text.replace(at, kGolden.size(), "<GOLDEN>");
@@ -91,7 +40,7 @@ void expect_golden(const std::string& name, const std::string& actual) {
 
 struct Fixture {
   std::vector<ProcessTrace> traces{rank_trace(0), rank_trace(1)};
-  Report report = build_report(traces, policy());
+  Report report = build_report(traces, two_rank_policy());
 };
 
 TEST(Formats, TheModelCarriesPolicyAndRanks) {
