@@ -33,11 +33,6 @@ const char* gpu_idle_cause_name(GpuIdleCause cause) {
 
 namespace {
 
-bool is_work(uint8_t kind) {
-  return kind == static_cast<uint8_t>(GpuKind::kKernel) || kind == static_cast<uint8_t>(GpuKind::kMemcpy) ||
-         kind == static_cast<uint8_t>(GpuKind::kMemset);
-}
-
 // What the GPU idled for while the host was inside this call.
 GpuIdleCause call_cause(const Event& e) {
   const bool async = e.flags & kFlagAsync;
@@ -90,11 +85,6 @@ int strength(GpuIdleCause c) {
   return 5;
 }
 
-bool issues_work(const Event& e) {
-  ApiFamily f = api_family(e.api);
-  return f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset;
-}
-
 // The calls of the issuing threads, by start.
 struct HostCalls {
   std::vector<uint64_t> start, end;
@@ -108,7 +98,7 @@ struct HostCalls {
 HostCalls issuing_calls(const std::vector<Event>& events, const Segmentation& seg) {
   std::set<uint32_t> threads, any;
   for (size_t i = 0; i < events.size(); ++i) {
-    if (!issues_work(events[i])) continue;
+    if (!api_issues_gpu_work(events[i].api)) continue;
     any.insert(events[i].tid);
     if (i < seg.places.size() && seg.places[i].phase == Phase::kSteady) threads.insert(events[i].tid);
   }
@@ -228,7 +218,7 @@ uint64_t stream_key(const GpuActivity& a) {
 }  // namespace
 
 bool has_gpu_work(const std::vector<GpuActivity>& activity) {
-  return std::any_of(activity.begin(), activity.end(), [](const GpuActivity& a) { return is_work(a.kind); });
+  return std::any_of(activity.begin(), activity.end(), [](const GpuActivity& a) { return gpu_kind_is_work(a.kind); });
 }
 
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
@@ -238,7 +228,7 @@ GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmen
   std::vector<Interval> work;
   std::map<uint64_t, std::vector<Interval>> kernels_by_stream;
   for (const GpuActivity& a : activity) {
-    if (!is_work(a.kind) || a.end_ns <= a.start_ns) continue;
+    if (!gpu_kind_is_work(a.kind) || a.end_ns <= a.start_ns) continue;
     work.emplace_back(a.start_ns, a.end_ns);
     if (a.kind == static_cast<uint8_t>(GpuKind::kKernel))
       kernels_by_stream[stream_key(a)].emplace_back(a.start_ns, a.end_ns);

@@ -56,11 +56,6 @@ struct ProcessIds {
 
 StreamKey stream_key(const GpuActivity& a) { return {a.device, a.context_id, a.stream_id}; }
 
-bool is_work(uint8_t kind) {
-  return kind == static_cast<uint8_t>(GpuKind::kKernel) || kind == static_cast<uint8_t>(GpuKind::kMemcpy) ||
-         kind == static_cast<uint8_t>(GpuKind::kMemset);
-}
-
 std::string hex(uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
@@ -150,7 +145,7 @@ void Writer::assign_ids() {
     }
     ids.gpu_pid = ids.pid + kGpuPidOffset;
     for (const GpuActivity& a : t.gpu_activity) {
-      if (is_work(a.kind)) ids.streams.emplace(stream_key(a), 0);
+      if (gpu_kind_is_work(a.kind)) ids.streams.emplace(stream_key(a), 0);
     }
     int64_t tid = 0;
     for (auto& [key, value] : ids.streams) value = ++tid;
@@ -175,7 +170,7 @@ void Writer::collect() {
       items_.push_back({t.events[i].start_ns, process_index, ItemKind::kCall, 0, i});
     for (size_t i = 0; i < t.gpu_activity.size(); ++i) {
       const GpuActivity& a = t.gpu_activity[i];
-      if (is_work(a.kind) && a.end_ns >= a.start_ns)
+      if (gpu_kind_is_work(a.kind) && a.end_ns >= a.start_ns)
         items_.push_back({a.start_ns, process_index, ItemKind::kGpu, 0, i});
     }
     const Analysis& analysis = process.analysis;
@@ -234,7 +229,7 @@ void Writer::metadata(std::vector<json>& out) const {
     std::map<StreamKey, uint64_t> handles;
     std::set<int> devices;
     for (const GpuActivity& a : t.gpu_activity) {
-      if (!is_work(a.kind)) continue;
+      if (!gpu_kind_is_work(a.kind)) continue;
       devices.insert(a.device);
       if (a.stream != GpuActivity::kNoStream) handles.emplace(stream_key(a), a.stream);
     }
@@ -301,7 +296,7 @@ json Writer::gpu_event(size_t process, const GpuActivity& a) {
       args["dst"] = std::string(gpu_memory_kind_name(a.dst_kind));
       if (a.flags & kGpuFlagAsync) args["async"] = true;
       break;
-    default:  // memset: is_work() lets nothing else through
+    default:  // memset: gpu_kind_is_work() lets nothing else through
       name = "memset";
       args["bytes"] = a.bytes;
       args["memory"] = std::string(gpu_memory_kind_name(a.src_kind));

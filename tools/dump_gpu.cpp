@@ -14,11 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-bool is_work(uint8_t kind) {
-  return kind == static_cast<uint8_t>(GpuKind::kKernel) || kind == static_cast<uint8_t>(GpuKind::kMemcpy) ||
-         kind == static_cast<uint8_t>(GpuKind::kMemset);
-}
-
 struct KindTally {
   uint64_t records = 0, joined = 0, ns = 0, bytes = 0;
 };
@@ -43,7 +38,7 @@ GpuTally tally(const ProcessTrace& trace) {
       k.joined++;
       t.apis[std::string(api_name(trace.events[static_cast<size_t>(a.event_index)].api))][kind]++;
     }
-    if (!is_work(a.kind)) continue;
+    if (!gpu_kind_is_work(a.kind)) continue;
     t.streams[a.stream_id][kind]++;
     uint64_t from = std::max(a.start_ns, covered_to);
     if (a.end_ns > from) {

@@ -92,4 +92,9 @@ std::string_view host_mem_name(uint8_t host_mem) {
   return host_mem < 5 ? kNames[host_mem] : "unknown";
 }
 
+bool api_issues_gpu_work(uint16_t api) {
+  const ApiFamily f = api_family(api);
+  return f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset;
+}
+
 }  // namespace syncscope

@@ -57,6 +57,10 @@ ApiFamily api_family(uint16_t api);
 std::string_view family_name(ApiFamily family);
 // True for driver API entry points (libcuda: cu*), false for the runtime's.
 bool api_is_driver(uint16_t api);
+// True for the calls that put work on the GPU: launches, graph launches,
+// copies and memsets (what the GPU timeline's kernel, memcpy and memset
+// records come from).
+bool api_issues_gpu_work(uint16_t api);
 
 // Short names of a copy's direction ("H2D"; "" for none, "?" when unknown)
 // and of its host memory ("pageable"; "" for none) as reports print them.

@@ -60,8 +60,7 @@ int64_t find_event(const ProcessTrace& trace, const std::vector<int64_t>& on_thr
 
 bool issues_gpu_work(const Event& e) {
   if (e.flags & kFlagCapturing) return false;  // recorded into a graph: runs at the graph's launch
-  ApiFamily f = api_family(e.api);
-  return f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset;
+  return api_issues_gpu_work(e.api);
 }
 
 // Whether the record of work `a` can be the work of call `e`: its kind fits,

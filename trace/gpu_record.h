@@ -79,6 +79,12 @@ inline bool gpu_kind_is_api(uint8_t kind) {
   return kind == static_cast<uint8_t>(GpuKind::kRuntimeApi) || kind == static_cast<uint8_t>(GpuKind::kDriverApi);
 }
 
+// Work the GPU did (kernel, copy, memset), as opposed to a host wait or an API record.
+inline bool gpu_kind_is_work(uint8_t kind) {
+  return kind == static_cast<uint8_t>(GpuKind::kKernel) || kind == static_cast<uint8_t>(GpuKind::kMemcpy) ||
+         kind == static_cast<uint8_t>(GpuKind::kMemset);
+}
+
 inline std::string_view gpu_kind_name(uint8_t kind) {
   switch (static_cast<GpuKind>(kind)) {
     case GpuKind::kKernel:

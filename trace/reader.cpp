@@ -249,13 +249,7 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
       for (size_t i = 0; i < n; ++i) {
         GpuRecord r;
         std::memcpy(&r, p + 8 + i * entry, sizeof(GpuRecord));  // longer entries: the first 64 bytes
-        if (gpu_kind_is_api(r.kind)) {
-          trace.gpu_api.push_back(r);
-        } else {
-          GpuActivity a;
-          static_cast<GpuRecord&>(a) = r;
-          trace.gpu_activity.push_back(a);
-        }
+        add_gpu_record(trace, r);
       }
       return {};
     }
@@ -271,6 +265,16 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
 }
 
 }  // namespace
+
+void add_gpu_record(ProcessTrace& trace, const GpuRecord& record) {
+  if (gpu_kind_is_api(record.kind)) {
+    trace.gpu_api.push_back(record);
+    return;
+  }
+  GpuActivity a;
+  static_cast<GpuRecord&>(a) = record;
+  trace.gpu_activity.push_back(a);
+}
 
 absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
   std::vector<unsigned char> data;

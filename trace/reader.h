@@ -71,6 +71,10 @@ struct ProcessTrace {
   const Module* module_for(uint64_t pc) const;
 };
 
+// Files a GPU record where it belongs: API records in gpu_api, the rest in
+// gpu_activity (not yet joined: join_gpu_activity, trace/gpu_join.h).
+void add_gpu_record(ProcessTrace& trace, const GpuRecord& record);
+
 // Reads one trace file. Every complete record is returned even when the file
 // ends mid-record (the process was killed): `complete` is then false and
 // `truncation` says where. A file that is not a syncscope trace, has an

@@ -41,8 +41,7 @@ Recorded record(const std::string& name, const std::string& example_name, std::m
 
 bool causes_gpu_work(const Event& e) {
   if (e.flags & (kFlagCapturing | kFlagError)) return false;
-  ApiFamily f = api_family(e.api);
-  return f == ApiFamily::kLaunch || f == ApiFamily::kGraphLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset;
+  return api_issues_gpu_work(e.api);
 }
 
 // Every launch, copy and memset has its GPU record, every GPU record its call.

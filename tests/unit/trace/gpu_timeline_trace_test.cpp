@@ -157,15 +157,7 @@ TEST(GpuTimelineJoin, EachRecordFindsItsCall) {
   };
   ProcessTrace trace;
   trace.events = events;
-  for (const GpuRecord& r : records) {
-    if (gpu_kind_is_api(r.kind)) {
-      trace.gpu_api.push_back(r);
-    } else {
-      GpuActivity a;
-      static_cast<GpuRecord&>(a) = r;
-      trace.gpu_activity.push_back(a);
-    }
-  }
+  for (const GpuRecord& r : records) add_gpu_record(trace, r);
   join_gpu_activity(trace);
   std::map<uint32_t, const GpuActivity*> by_correlation;
   for (const GpuActivity& a : trace.gpu_activity) by_correlation[a.correlation_id] = &a;
