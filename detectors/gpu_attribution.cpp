@@ -217,6 +217,17 @@ uint64_t stream_key(const GpuActivity& a) {
 
 }  // namespace
 
+std::vector<std::pair<GpuIdleCause, double>> idle_causes_by_share(const GpuPhaseFigures& figures) {
+  std::vector<std::pair<GpuIdleCause, double>> causes;
+  for (size_t c = 0; c < kGpuIdleCauses; ++c) {
+    const GpuIdleCause cause = static_cast<GpuIdleCause>(c);
+    const double share = figures.share(cause);
+    if (share >= 0.005) causes.emplace_back(cause, share);
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return causes;
+}
+
 bool has_gpu_work(const std::vector<GpuActivity>& activity) {
   return std::any_of(activity.begin(), activity.end(), [](const GpuActivity& a) { return gpu_kind_is_work(a.kind); });
 }

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "detectors/gpu_timeline.h"
@@ -60,6 +61,10 @@ struct GpuPhaseFigures {
   }
   double per_step(uint64_t ns) const { return steps ? static_cast<double>(ns) / static_cast<double>(steps) : 0; }
 };
+
+// A phase's idle causes that are at least half a percent of its steps (so
+// each prints as 1% or more), largest first.
+std::vector<std::pair<GpuIdleCause, double>> idle_causes_by_share(const GpuPhaseFigures& figures);
 
 struct GpuAttribution {
   std::vector<GpuIdleGap> gaps;         // every idle piece of every steady step, by time

@@ -80,9 +80,8 @@ std::string gpu_cost_text(const Finding& f) {
   }
   if (f.category == Category::kDefaultStream && f.gpu_copy_ns > 0) {
     const double overlap = static_cast<double>(f.gpu_copy_overlap_ns) / static_cast<double>(f.gpu_copy_ns);
-    char share[16];
-    std::snprintf(share, sizeof(share), "%.0f%%", overlap * 100);
-    gpu += std::string(gpu.empty() ? "" : "; ") + "copies " + share + " overlapped with kernels on other streams";
+    gpu += std::string(gpu.empty() ? "" : "; ") + "copies " + format_percent(overlap) +
+           " overlapped with kernels on other streams";
     if (f.gpu_serialized_ns_per_step >= 1) {
       gpu += ", " + format_duration(static_cast<uint64_t>(f.gpu_serialized_ns_per_step)) + " serialised per step";
     }

@@ -20,12 +20,6 @@ constexpr size_t kStripColumns = 160;  // steps per strip column beyond this are
 constexpr int kStackFrames = 24;       // native frames of their own in a card's stack
 constexpr size_t kPythonFrames = 6;
 
-std::string percent(double share) {
-  char text[16];
-  std::snprintf(text, sizeof(text), "%.0f%%", share * 100);
-  return text;
-}
-
 // Counts per step of the finding's phase, summed into at most kStripColumns columns.
 std::string step_strip(const ProcessReport& process, const Finding& f) {
   const PhaseInfo* phase = finding_phase(process, f);
@@ -68,7 +62,7 @@ std::string figures(const ProcessReport& process, const Finding& f) {
   }
   if (f.gpu_copy_ns > 0) {
     const double overlap = static_cast<double>(f.gpu_copy_overlap_ns) / static_cast<double>(f.gpu_copy_ns);
-    gpu += std::string(gpu.empty() ? "" : "; ") + "copies " + percent(overlap) +
+    gpu += std::string(gpu.empty() ? "" : "; ") + "copies " + format_percent(overlap) +
            " overlapped with kernels on other streams";
     if (f.gpu_serialized_ns_per_step >= 1) {
       gpu += ", " + format_duration(static_cast<uint64_t>(f.gpu_serialized_ns_per_step)) + " serialised per step";

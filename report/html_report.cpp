@@ -48,12 +48,6 @@ table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #e0e0e
 td.num{text-align:right}footer{margin-top:32px;color:#9e9e9e;font-size:12px}
 )";
 
-std::string percent(double share) {
-  char text[16];
-  std::snprintf(text, sizeof(text), "%.0f%%", share * 100);
-  return text;
-}
-
 std::string fact(const std::string& name, const std::string& html_value) {
   return "<dt>" + html_escape(name) + "</dt><dd>" + html_value + "</dd>";
 }
@@ -62,7 +56,7 @@ std::string fact(const std::string& name, const std::string& html_value) {
 std::string timeline_absence(const ProcessReport& p) {
   if (p.analysis.gpu_timeline) return "";
   const std::string state = p.trace->info(info_key::kGpuTimeline);
-  if (state.empty() || state.find(info_key::kGpuTimelineNotAskedFor) != std::string::npos) {
+  if (!info_key::gpu_timeline_asked_for(state)) {
     return "GPU timeline not recorded (syncscope run --gpu-timeline records one)";
   }
   if (state.rfind("off", 0) == 0) return "GPU timeline " + state;
@@ -76,15 +70,10 @@ std::string gpu_fact(const ProcessReport& p) {
     const std::string absent = timeline_absence(p);
     return absent.empty() ? "" : fact("GPU", html_escape(absent + "; host timing only"));
   }
-  std::string text = percent(g->busy_share()) + " busy per " + a.phases[0].name + " step";
-  std::vector<std::pair<double, std::string>> causes;
-  for (size_t c = 0; c < kGpuIdleCauses; ++c) {
-    const double share = g->share(static_cast<GpuIdleCause>(c));
-    if (share >= 0.005) causes.emplace_back(share, gpu_idle_cause_name(static_cast<GpuIdleCause>(c)));
-  }
-  std::stable_sort(causes.begin(), causes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::string text = format_percent(g->busy_share()) + " busy per " + a.phases[0].name + " step";
+  const auto causes = idle_causes_by_share(*g);
   for (size_t i = 0; i < causes.size(); ++i) {
-    text += (i == 0 ? "; idle " : ", ") + percent(causes[i].first) + " " + causes[i].second;
+    text += (i == 0 ? "; idle " : ", ") + format_percent(causes[i].second) + " " + gpu_idle_cause_name(causes[i].first);
   }
   if (g->launch_bound) text += " (launch-bound: the GPU mostly waits for the host to issue work)";
   return fact("GPU", html_escape(text));
@@ -118,7 +107,7 @@ std::string header(const ProcessReport& p) {
     const double step = a.phases.empty()               ? a.steps.step_ns
                         : a.phases[0].mean_step_ns > 0 ? a.phases[0].mean_step_ns
                                                        : a.phases[0].step_ns;
-    if (step > 0) blocked += " (" + percent(a.blocked_ns_per_step / step) + " of step time)";
+    if (step > 0) blocked += " (" + format_percent(a.blocked_ns_per_step / step) + " of step time)";
     out += fact("host blocked", html_escape(blocked));
   } else {
     out += fact("steps", "no repeating launch pattern found");
@@ -179,7 +168,8 @@ std::string step_chart(const ProcessReport& p, size_t index) {
       title += "–" + std::to_string(steps[last]->window.step) + " (mean of " + std::to_string(last - first + 1) + ")";
     title += ": " + format_duration(span / (last - first + 1));
     for (size_t s = 0; s < values.size(); ++s) {
-      if (values[s] > 0) title += "; " + chart.series[s].name + " " + percent(values[s] / static_cast<double>(span));
+      if (values[s] > 0)
+        title += "; " + chart.series[s].name + " " + format_percent(values[s] / static_cast<double>(span));
     }
     chart.bars.push_back(std::move(values));
     chart.titles.push_back(std::move(title));

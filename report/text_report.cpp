@@ -135,10 +135,23 @@ std::string phase_line(const ProcessReport& p, size_t index) {
   return line;
 }
 
-std::string percent(double share) {
-  char text[16];
-  std::snprintf(text, sizeof(text), "%.0f%%", share * 100);
-  return text;
+// How the text report says a cause: "in syncs", "launching", "in Python".
+std::string idle_cause_words(GpuIdleCause cause, bool python) {
+  switch (cause) {
+    case GpuIdleCause::kSync:
+      return "in syncs";
+    case GpuIdleCause::kPageableCopy:
+      return "in pageable copies";
+    case GpuIdleCause::kFree:
+      return "in device-wide frees";
+    case GpuIdleCause::kLaunching:
+      return "launching";
+    case GpuIdleCause::kOtherCall:
+      return "in other CUDA calls";
+    case GpuIdleCause::kNoCall:
+      break;
+  }
+  return python ? "in Python" : "outside CUDA calls";
 }
 
 // "GPU: 62% busy per train step; idle 38%: 21% in syncs, 12% launching, 5%
@@ -148,41 +161,14 @@ void render_gpu_phase(const ProcessReport& p, size_t index, std::ostream& out) {
   const GpuPhaseFigures* g = analysis.gpu_for_phase(index);
   if (g == nullptr || index >= analysis.phases.size()) return;
   const bool python = !p.trace->python_code.empty();
-  std::vector<std::pair<double, std::string>> causes;
-  for (size_t c = 0; c < kGpuIdleCauses; ++c) {
-    const GpuIdleCause cause = static_cast<GpuIdleCause>(c);
-    const double share = g->share(cause);
-    if (share < 0.005) continue;  // would print as 0%
-    std::string what;
-    switch (cause) {
-      case GpuIdleCause::kSync:
-        what = "in syncs";
-        break;
-      case GpuIdleCause::kPageableCopy:
-        what = "in pageable copies";
-        break;
-      case GpuIdleCause::kFree:
-        what = "in device-wide frees";
-        break;
-      case GpuIdleCause::kLaunching:
-        what = "launching";
-        break;
-      case GpuIdleCause::kOtherCall:
-        what = "in other CUDA calls";
-        break;
-      case GpuIdleCause::kNoCall:
-        what = python ? "in Python" : "outside CUDA calls";
-        break;
-    }
-    causes.emplace_back(share, what);
-  }
-  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const auto causes = idle_causes_by_share(*g);
   const double idle = g->span_ns ? static_cast<double>(g->idle_ns) / static_cast<double>(g->span_ns) : 0;
   const std::string& name = analysis.phases[index].name;
-  out << "   GPU" << (index == 0 ? "" : " in " + name) << ": " << percent(g->busy_share()) << " busy per " << name
-      << " step; idle " << percent(idle);
+  out << "   GPU" << (index == 0 ? "" : " in " + name) << ": " << format_percent(g->busy_share()) << " busy per "
+      << name << " step; idle " << format_percent(idle);
   for (size_t i = 0; i < causes.size(); ++i) {
-    out << (i == 0 ? ": " : ", ") << percent(causes[i].first) << " " << causes[i].second;
+    out << (i == 0 ? ": " : ", ") << format_percent(causes[i].second) << " "
+        << idle_cause_words(causes[i].first, python);
   }
   out << "\n";
   if (g->launch_bound) {
@@ -197,8 +183,8 @@ void render_gpu_phase(const ProcessReport& p, size_t index, std::ostream& out) {
 void render_gpu_line(const ProcessReport& p, std::ostream& out) {
   const Analysis& analysis = p.analysis;
   const std::string timeline = p.trace->info(info_key::kGpuTimeline);
-  if (analysis.gpu_for_phase(0) == nullptr && timeline.rfind("off", 0) == 0 &&
-      timeline.find(info_key::kGpuTimelineNotAskedFor) == std::string::npos) {
+  if (analysis.gpu_for_phase(0) == nullptr && info_key::gpu_timeline_asked_for(timeline) &&
+      timeline.rfind("off", 0) == 0) {
     // Asked for and not had: say why, once, where the GPU line would be.
     out << "   GPU: timeline " << timeline << "; host timing only\n";
     return;

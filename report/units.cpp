@@ -30,4 +30,10 @@ std::string format_bytes(uint64_t bytes) {
   return buffer;
 }
 
+std::string format_percent(double share) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.0f%%", share * 100);
+  return buffer;
+}
+
 }  // namespace syncscope

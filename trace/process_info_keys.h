@@ -39,6 +39,11 @@ inline constexpr const char* kGpuTimeline = "gpu_timeline";
 // The reason written when the timeline was not asked for ("off: " + this):
 // the report says nothing of a timeline nobody asked for.
 inline constexpr const char* kGpuTimelineNotAskedFor = "not asked for (syncscope run --gpu-timeline)";
+// Whether a trace's kGpuTimeline value says the timeline was asked for
+// ("on", or "off: WHY" for a reason other than not being asked).
+inline bool gpu_timeline_asked_for(std::string_view state) {
+  return !state.empty() && state.find(kGpuTimelineNotAskedFor) == std::string_view::npos;
+}
 inline constexpr const char* kGpuTimelineCupti = "gpu_timeline.cupti";             // the library and its API version
 inline constexpr const char* kGpuTimelineClock = "gpu_timeline.clock";             // "callback" or "offset"
 inline constexpr const char* kGpuTimelineKinds = "gpu_timeline.kinds";             // e.g. "kernel,memcpy,memset,sync"
