@@ -14,12 +14,12 @@ namespace {
 // is added from the findings once they are known.
 std::vector<StepFigures> step_figures(const ProcessTrace& trace, const Segmentation& segmentation,
                                       const std::vector<GpuIdleGap>* gaps) {
-  const std::vector<StepWindow> windows = step_windows(trace.events, segmentation);
+  const std::vector<StepWindow> windows = step_windows(trace.events, segmentation, trace.gpu_windows);
   std::vector<StepFigures> out(windows.size());
   for (size_t i = 0; i < windows.size(); ++i) out[i].window = windows[i];
   if (gaps == nullptr) return out;  // no GPU timeline
   const std::vector<GpuStepTime> busy = gpu_time_per_step(trace.gpu_activity, windows);
-  for (size_t i = 0; i < busy.size(); ++i) out[i].gpu_busy_ns = busy[i].busy_ns;
+  for (size_t i = 0; i < busy.size(); ++i) out[i].gpu_busy_ns = windows[i].gpu_timed ? busy[i].busy_ns : 0;
   // Gaps come by step window, in the windows' order.
   size_t w = 0;
   for (const GpuIdleGap& gap : *gaps) {
@@ -44,8 +44,16 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
       &segmentation);
   GpuAttribution gpu;
   if (has_gpu_work(trace.gpu_activity)) {
-    gpu = attribute_gpu_time(trace.events, segmentation, trace.gpu_activity);
+    gpu = attribute_gpu_time(trace.events, segmentation, trace.gpu_activity, trace.gpu_windows);
     segmentation.gpu_cost = std::move(gpu.per_event);
+    if (!trace.gpu_windows.empty()) {
+      segmentation.gpu_timed_steps.assign(segmentation.phases.size(), 0);
+      for (const GpuPhaseFigures& g : gpu.phases) {
+        if (g.phase_index >= 0 && static_cast<size_t>(g.phase_index) < segmentation.phases.size()) {
+          segmentation.gpu_timed_steps[static_cast<size_t>(g.phase_index)] = g.steps;
+        }
+      }
+    }
     a.gpu_timeline = true;
     a.gpu = std::move(gpu.phases);
   }

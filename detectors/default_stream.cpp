@@ -67,7 +67,8 @@ std::vector<Finding> detect_default_stream(const std::vector<Event>& events, con
     const PhaseInfo* phase = f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < segmentation.phases.size()
                                  ? &segmentation.phases[f.phase_index]
                                  : nullptr;
-    const double steps = phase && f.phase == Phase::kSteady ? static_cast<double>(phase->steps) : 0;
+    const double steps =
+        phase && f.phase == Phase::kSteady ? static_cast<double>(segmentation.gpu_steps(f.phase_index)) : 0;
     const double step_ns = phase ? (phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns) : 0;
     if (steps > 0 && step_ns > 0) {
       f.gpu_serialized_ns_per_step = serialized / steps;

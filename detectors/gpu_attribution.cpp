@@ -233,7 +233,7 @@ bool has_gpu_work(const std::vector<GpuActivity>& activity) {
 }
 
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
-                                  const std::vector<GpuActivity>& activity) {
+                                  const std::vector<GpuActivity>& activity, const TimeSpans& gpu_windows) {
   GpuAttribution out;
   out.per_event.resize(events.size());
   std::vector<Interval> work;
@@ -249,9 +249,15 @@ GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmen
   // Idle pieces of every steady step.
   const HostCalls calls = issuing_calls(events, segmentation);
   std::map<int16_t, GpuPhaseFigures> phases;
-  for (const StepWindow& w : step_windows(events, segmentation)) {
+  std::set<std::pair<int16_t, uint32_t>> untimed;  // (phase, step) outside every sampling window
+  for (const StepWindow& w : step_windows(events, segmentation, gpu_windows)) {
     GpuPhaseFigures& phase = phases[w.phase_index];
     phase.phase_index = w.phase_index;
+    if (!w.gpu_timed) {
+      ++phase.untimed_steps;
+      untimed.emplace(w.phase_index, w.step);
+      continue;
+    }
     ++phase.steps;
     phase.span_ns += w.end_ns - w.start_ns;
     const uint64_t busy_ns = union_within(busy, w.start_ns, w.end_ns);
@@ -288,6 +294,12 @@ GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmen
   for (const GpuActivity& a : activity) {
     if (a.kind != static_cast<uint8_t>(GpuKind::kMemcpy) || a.event_index < 0 || a.end_ns <= a.start_ns) continue;
     if (static_cast<size_t>(a.event_index) >= events.size()) continue;
+    // A copy in a step only partly inside a sampling window: its step has
+    // no figures, so neither does it (per-step costs divide by timed steps).
+    if (!untimed.empty() && static_cast<size_t>(a.event_index) < segmentation.places.size()) {
+      const EventPlace& place = segmentation.places[static_cast<size_t>(a.event_index)];
+      if (place.phase == Phase::kSteady && untimed.count({place.phase_index, place.step})) continue;
+    }
     const uint64_t key = stream_key(a);
     auto found = others.find(key);
     if (found == others.end()) {

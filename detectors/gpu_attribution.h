@@ -49,8 +49,9 @@ struct GpuIdleGap {
 
 struct GpuPhaseFigures {
   int16_t phase_index = -1;  // into Segmentation::phases
-  uint64_t steps = 0;
-  uint64_t span_ns = 0;  // sum of its step windows
+  uint64_t steps = 0;          // steps with GPU figures: inside a sampling window (all, with a full timeline)
+  uint64_t untimed_steps = 0;  // steady steps outside every sampling window: no GPU figures
+  uint64_t span_ns = 0;        // sum of its timed step windows
   uint64_t busy_ns = 0, idle_ns = 0;
   std::array<uint64_t, kGpuIdleCauses> idle_by_cause{};
   bool launch_bound = false;
@@ -87,7 +88,10 @@ bool has_gpu_work(const std::vector<GpuActivity>& activity);
 // that call's, except those another blocking call covers: the GPU ran dry
 // because the host waited instead of queueing ahead, and stays idle until
 // the host, back in Python, has queued work again.
+//
+// Under a sampled timeline (gpu_windows not empty) only the steps inside a
+// window are measured; the figures are theirs, per timed step.
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
-                                  const std::vector<GpuActivity>& activity);
+                                  const std::vector<GpuActivity>& activity, const TimeSpans& gpu_windows = {});
 
 }  // namespace syncscope

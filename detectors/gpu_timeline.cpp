@@ -5,11 +5,13 @@
 #include <utility>
 
 #include "detectors/intervals.h"
+#include "trace/gpu_join.h"
 #include "trace/gpu_record.h"
 
 namespace syncscope {
 
-std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Segmentation& segmentation) {
+std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Segmentation& segmentation,
+                                     const TimeSpans& gpu_windows) {
   // First call of each (phase, step).
   std::map<std::pair<int16_t, uint32_t>, uint64_t> first;
   for (size_t i = 0; i < events.size() && i < segmentation.places.size(); ++i) {
@@ -32,6 +34,7 @@ std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Seg
       size_t phase = static_cast<size_t>(w.phase_index);
       w.end_ns = phase < segmentation.phases.size() ? segmentation.phases[phase].end_ns : w.start_ns;
     }
+    w.gpu_timed = gpu_window_covers(gpu_windows, w.start_ns, w.end_ns);
     if (w.end_ns > w.start_ns) windows.push_back(w);
   }
   return windows;

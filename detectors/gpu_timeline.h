@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "detectors/segmentation.h"
@@ -20,10 +21,18 @@ struct StepWindow {
   uint32_t step = 0;
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
+  // Inside one of the sampled timeline's windows, so its GPU figures are
+  // whole; always true with a full timeline (docs/gpu-timeline.md, "Sampling").
+  bool gpu_timed = true;
 };
 
+using TimeSpans = std::vector<std::pair<uint64_t, uint64_t>>;
+
 // events sorted by start (as segmented); windows sorted by phase, then step.
-std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Segmentation& segmentation);
+// gpu_windows: the trace's sorted sampling windows (ProcessTrace::gpu_windows),
+// empty when the whole run was covered.
+std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Segmentation& segmentation,
+                                     const TimeSpans& gpu_windows = {});
 
 struct GpuStepTime {
   StepWindow window;

@@ -62,8 +62,17 @@ struct Segmentation {
   // One per event when the trace has a GPU timeline (GPU work recorded),
   // else empty: the detectors' findings then carry no GPU figures.
   std::vector<EventGpuCost> gpu_cost;
+  // Per phase: its steps with GPU figures (inside a sampling window), when
+  // the timeline was sampled; empty otherwise (every step has them).
+  std::vector<uint64_t> gpu_timed_steps;
 
   size_t index_of(const Event& e) const { return static_cast<size_t>(&e - base); }
+  // The steps of phase `index` that per-step GPU figures divide by.
+  uint64_t gpu_steps(int index) const {
+    if (index < 0 || static_cast<size_t>(index) >= phases.size()) return 0;
+    const size_t i = static_cast<size_t>(index);
+    return i < gpu_timed_steps.size() ? gpu_timed_steps[i] : phases[i].steps;
+  }
 };
 
 // events sorted by start time.

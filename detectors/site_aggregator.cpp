@@ -62,8 +62,14 @@ void SiteAggregator::complete(Finding& f) const {
     // shorter than the mean would make shares over 100%).
     const double step_ns = phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns;
     if (step_ns > 0) f.step_share = f.blocked_ns_per_step / step_ns;
-    f.gpu_idle_ns_per_step = static_cast<double>(f.gpu_idle_ns) / n;
-    if (step_ns > 0) f.gpu_idle_share = f.gpu_idle_ns_per_step / step_ns;
+    // GPU figures per step of those measured: under a sampled timeline only
+    // the steps inside a window (none inside: no GPU figures at all).
+    const uint64_t gpu_n = seg_.gpu_steps(f.phase_index);
+    if (gpu_n == 0) f.gpu_measured = false;
+    if (f.gpu_measured) {
+      f.gpu_idle_ns_per_step = static_cast<double>(f.gpu_idle_ns) / static_cast<double>(gpu_n);
+      if (step_ns > 0) f.gpu_idle_share = f.gpu_idle_ns_per_step / step_ns;
+    }
     const std::vector<FindingStepCount>& steps = f.step_counts;
     f.steps_with = steps.size();
     // Periodic: the median spacing of the steps it occurred in.

@@ -55,6 +55,23 @@ Config g_config;
 
 }  // namespace
 
+bool parse_gpu_sampling(const char* value, Config* c) {
+  if (value == nullptr) return false;
+  if (std::strcmp(value, "full") == 0) {
+    c->gpu_period_ms = 0;
+    return true;
+  }
+  char* end = nullptr;
+  if (*value < '0' || *value > '9') return false;
+  unsigned long long window = std::strtoull(value, &end, 10);
+  if (*end != '/' || end[1] < '0' || end[1] > '9') return false;
+  unsigned long long period = std::strtoull(end + 1, &end, 10);
+  if (*end != '\0' || window == 0 || window >= period || period > 86400000ull) return false;
+  c->gpu_window_ms = static_cast<uint32_t>(window);
+  c->gpu_period_ms = static_cast<uint32_t>(period);
+  return true;
+}
+
 const Config& config() { return g_config; }
 void set_config(const Config& config) { g_config = config; }
 
@@ -83,6 +100,7 @@ Config config_from_environment() {
   if (api_records != nullptr && std::strcmp(api_records, "off") == 0) c.gpu_api_records = Config::ApiRecords::kOff;
   const char* timestamps = std::getenv(env::kGpuTimestamps);
   c.gpu_timestamp_callback = timestamps == nullptr || std::strcmp(timestamps, "offset") != 0;
+  parse_gpu_sampling(std::getenv(env::kGpuTimelineSampling), &c);  // invalid: the default
   parse_status_channel(std::getenv(env::kStatusFd), &c);
   return c;
 }

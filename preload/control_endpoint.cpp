@@ -67,7 +67,7 @@ control::Message handle(const control::Request& request) {
     case control::Command::kHello:
       return session_describe();
     case control::Command::kStart:
-      return session_start(request.output_dir, request.gpu_timeline);
+      return session_start(request.output_dir, request.gpu_timeline, request.gpu_sampling);
     case control::Command::kFlush:
       return session_flush();
     case control::Command::kStop:

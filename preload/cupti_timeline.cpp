@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -71,7 +72,21 @@ struct Control {
   std::vector<std::pair<CUpti_CallbackDomain, uint32_t>> enabled_apis;  // per-cbid enabling, to undo
   uint64_t last_flush_ns = 0;
   bool at_exit_registered = false;
+  // Sampling (docs/gpu-timeline.md, "Sampling"): every kind above is on for
+  // a window of window_ns every period_ns (0: always). Toggled by the
+  // collector's drain, never in a hooked call.
+  uint64_t window_ns = 0, period_ns = 0;
+  bool recording = false;         // the kinds are enabled now
+  uint64_t next_open_ns = 0;      // the next window's scheduled opening
+  uint64_t window_open_ns = 0;    // when the open window's kinds came on
+  uint64_t window_close_ns = 0;   // when it is due to close
 };
+
+// The stretch at each end of a window left out of the window recorded: work
+// queued before the kinds came on may still be running after, and work
+// queued just before they go off may finish after (its record may be lost).
+constexpr uint64_t kWindowMarginNs = 100000000ull;
+
 
 // What the buffer callbacks hand to the collector, under its own mutex
 // (CUPTI may call back on its thread while the collector holds g_control).
@@ -384,6 +399,73 @@ std::string enable_api_records(Control& c, bool runtime) {
   return keep.empty() ? "all calls" : "all calls, " + std::to_string(keep.size()) + " kept";
 }
 
+// Every kind and per-call API record on or off; the lists stay as they are.
+void set_recording(Control& c, bool on) {
+  for (CUpti_ActivityKind kind : c.enabled) on ? c.api.enable(kind) : c.api.disable(kind);
+  for (const auto& [domain, cbid] : c.enabled_apis) {
+    auto per_call = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? c.api.enable_runtime_api : c.api.enable_driver_api;
+    if (per_call != nullptr) per_call(cbid, on ? 1 : 0);
+  }
+  c.recording = on;
+}
+
+void open_window(Control& c) {
+  set_recording(c, true);
+  c.window_open_ns = monotonic_ns();
+  c.window_close_ns = c.window_open_ns + c.window_ns;
+  c.next_open_ns += c.period_ns;
+  while (c.next_open_ns <= c.window_close_ns) c.next_open_ns += c.period_ns;  // late drains: skip, never overlap
+}
+
+// Turns the kinds off and files the window (less its margins) for the trace.
+void close_window(Control& c) {
+  const uint64_t closed = monotonic_ns();
+  set_recording(c, false);
+  const uint64_t margin = std::min(kWindowMarginNs, c.window_ns / 5);
+  GpuRecord w{};
+  w.kind = static_cast<uint8_t>(GpuKind::kWindow);
+  w.device = -1;
+  w.start_ns = c.window_open_ns + margin;
+  w.end_ns = closed > margin ? closed - margin : 0;
+  if (w.end_ns <= w.start_ns) return;
+  std::lock_guard<std::mutex> lock(g_pending->mutex);
+  g_pending->records.push_back(w);
+}
+
+// The collector's drain: opens or closes the window that is due.
+void advance_sampling(Control& c, uint64_t now) {
+  if (c.period_ns == 0) return;
+  if (c.recording && now >= c.window_close_ns) {
+    close_window(c);
+  } else if (!c.recording && now >= c.next_open_ns) {
+    open_window(c);
+  }
+}
+
+// Right after the kinds were enabled at start: the schedule, and the kinds
+// off until the first window.
+void start_sampling(Control& c) {
+  c.recording = true;
+  c.period_ns = uint64_t{config().gpu_period_ms} * 1000000ull;
+  c.window_ns = uint64_t{config().gpu_window_ms} * 1000000ull;
+  if (c.period_ns == 0) {
+    note(info_key::kGpuTimelineSampling, "full");
+    return;
+  }
+  note(info_key::kGpuTimelineSampling,
+       std::to_string(config().gpu_window_ms) + "/" + std::to_string(config().gpu_period_ms));
+  const uint64_t now = monotonic_ns();
+  const uint64_t delay = uint64_t{config().gpu_first_window_delay_ms} * 1000000ull;
+  c.next_open_ns = now + std::min(delay, c.period_ns - c.window_ns);
+  if (c.next_open_ns == now) {
+    c.window_open_ns = now;
+    c.window_close_ns = now + c.window_ns;
+    c.next_open_ns = now + c.period_ns;
+  } else {
+    set_recording(c, false);
+  }
+}
+
 void release(Control& c) {
   for (CUpti_ActivityKind kind : c.enabled) c.api.disable(kind);
   c.enabled.clear();
@@ -395,10 +477,12 @@ void release(Control& c) {
   if (c.subscriber != nullptr) c.api.unsubscribe(c.subscriber);
   c.subscriber = nullptr;
   c.active = false;
+  c.recording = false;
 }
 
 void stop_locked(Control& c) {
   if (!c.active) return;
+  if (c.period_ns != 0 && c.recording) close_window(c);
   c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // hands every buffer back through buffer_completed
   release(c);
   std::lock_guard<std::mutex> lock(g_pending->mutex);
@@ -501,6 +585,7 @@ bool start_locked(Control& c, std::string* why, bool* warn) {
   note(info_key::kGpuTimelineKinds, kinds);
   note(info_key::kGpuTimelineApiRecords, "runtime: " + runtime_apis + "; driver: " + driver_apis);
   if (!refused.empty()) note(info_key::kGpuTimelineRefused, refused);
+  start_sampling(c);
   c.last_flush_ns = monotonic_ns();
   if (!c.at_exit_registered) {
     std::atexit(at_exit);
@@ -547,6 +632,7 @@ void gpu_timeline_drain(TraceWriter& writer) {
   if (c.mutex.try_lock()) {  // never wait for a start or stop
     if (c.active) {
       uint64_t now = monotonic_ns();
+      advance_sampling(c, now);
       if (now - c.last_flush_ns >= kPeriodicFlushNs) {
         c.last_flush_ns = now;
         calibrate_offset(c.api);

@@ -94,7 +94,7 @@ control::Message session_describe() {
   return control::ok_reply(hello);
 }
 
-control::Message session_start(const std::string& output_dir, bool gpu_timeline) {
+control::Message session_start(const std::string& output_dir, bool gpu_timeline, const std::string& gpu_sampling) {
   if (session_active()) return control::error_reply("a session is already recording this process");
   if (recording()) return control::error_reply("this process is already recording (started without --dormant)");
   if (output_dir.empty() || output_dir[0] != '/') {
@@ -111,7 +111,14 @@ control::Message session_start(const std::string& output_dir, bool gpu_timeline)
   std::memcpy(settings.output_dir, output_dir.data(), output_dir.size());
   // This session's timeline: asked for by `attach --gpu-timeline`, or by the
   // environment the process started with (`run --dormant --gpu-timeline`).
-  settings.gpu_timeline = gpu_timeline || config_from_environment().gpu_timeline;
+  const Config from_environment = config_from_environment();
+  settings.gpu_timeline = gpu_timeline || from_environment.gpu_timeline;
+  settings.gpu_window_ms = from_environment.gpu_window_ms;
+  settings.gpu_period_ms = from_environment.gpu_period_ms;
+  if (!gpu_sampling.empty() && !parse_gpu_sampling(gpu_sampling.c_str(), &settings)) {
+    return control::error_reply("gpu_sampling must be full or W/P in milliseconds, not " + gpu_sampling);
+  }
+  settings.gpu_first_window_delay_ms = 0;  // the process is past start-up: sample from now
   set_config(settings);
 
   int redirected = loaded_late() ? redirect_imports() : 0;

@@ -13,7 +13,8 @@ namespace syncscope::preload {
 
 // Each returns its reply (trace/control_protocol.h): ok, or error with the
 // reason.
-control::Message session_start(const std::string& output_dir, bool gpu_timeline = false);
+control::Message session_start(const std::string& output_dir, bool gpu_timeline = false,
+                               const std::string& gpu_sampling = "");
 control::Message session_flush();
 control::Message session_stop();
 bool session_active();

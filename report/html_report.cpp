@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "report/device_memory.h"
+#include "report/gpu_sampling_text.h"
 #include "report/html_charts.h"
 #include "report/html_escape.h"
 #include "report/html_findings.h"
@@ -52,25 +53,17 @@ std::string fact(const std::string& name, const std::string& html_value) {
   return "<dt>" + html_escape(name) + "</dt><dd>" + html_value + "</dd>";
 }
 
-// Why there is no GPU timeline, in words ("" when there is one).
-std::string timeline_absence(const ProcessReport& p) {
-  if (p.analysis.gpu_timeline) return "";
-  const std::string state = p.trace->info(info_key::kGpuTimeline);
-  if (!info_key::gpu_timeline_asked_for(state)) {
-    return "GPU timeline not recorded (syncscope run --gpu-timeline records one)";
-  }
-  if (state.rfind("off", 0) == 0) return "GPU timeline " + state;
-  return "GPU timeline on, but it holds no kernels, copies or memsets";
-}
-
 std::string gpu_fact(const ProcessReport& p) {
   const Analysis& a = p.analysis;
   const GpuPhaseFigures* g = a.gpu_for_phase(0);
   if (g == nullptr || a.phases.empty()) {
-    const std::string absent = timeline_absence(p);
-    return absent.empty() ? "" : fact("GPU", html_escape(absent + "; host timing only"));
+    const std::string absent = gpu_timeline_absence(*p.trace, p.analysis.gpu_timeline);
+    return absent.empty() ? "" : fact("GPU", html_escape("GPU " + absent + "; host timing only"));
   }
-  std::string text = format_percent(g->busy_share()) + " busy per " + a.phases[0].name + " step";
+  if (g->steps == 0) return fact("GPU", html_escape(gpu_no_timed_step_text(*p.trace, a.phases[0].name)));
+  const std::string sampled = gpu_sampled_steps_text(*p.trace, *g);
+  std::string text = format_percent(g->busy_share()) + " busy per " + a.phases[0].name + " step" +
+                     (sampled.empty() ? "" : " (sampled: " + sampled + ")");
   const auto causes = idle_causes_by_share(*g);
   for (size_t i = 0; i < causes.size(); ++i) {
     text += (i == 0 ? "; idle " : ", ") + format_percent(causes[i].second) + " " + gpu_idle_cause_name(causes[i].first);
@@ -134,11 +127,19 @@ const std::vector<ChartSeries>& host_series() {
   return series;
 }
 
+// Whether phase `index` has steps outside the sampled timeline's windows.
+bool sampled_steps_only(const Analysis& a, size_t index) {
+  const GpuPhaseFigures* g = a.gpu_for_phase(index);
+  return g != nullptr && g->untimed_steps > 0;
+}
+
 // One bar per step of phase `index` (or per run of steps when there are many).
 std::string step_chart(const ProcessReport& p, size_t index) {
   const Analysis& a = p.analysis;
   std::vector<const StepFigures*> steps;
   for (const StepFigures& s : a.step_figures) {
+    // With a sampled timeline only the measured steps have GPU bars.
+    if (a.gpu_timeline && !s.window.gpu_timed) continue;
     if (s.window.phase_index >= 0 && static_cast<size_t>(s.window.phase_index) == index) steps.push_back(&s);
   }
   if (steps.empty()) return "";
@@ -177,8 +178,10 @@ std::string step_chart(const ProcessReport& p, size_t index) {
   chart.first_label = "step " + std::to_string(steps.front()->window.step);
   chart.last_label = "step " + std::to_string(steps.back()->window.step);
   std::string out = "<h3>" + html_escape(a.phases[index].name) + ": " +
-                    (gpu ? "GPU busy and idle by cause, per step" : "host blocked per step") + "</h3>";
-  if (!gpu) out += "<p class=\"note\">" + html_escape(timeline_absence(p)) + ": bars show host time only.</p>";
+                    (gpu ? "GPU busy and idle by cause, per step" : "host blocked per step") +
+                    (gpu && sampled_steps_only(a, index) ? " (the steps inside the timeline's sampling windows)" : "") +
+                    "</h3>";
+  if (!gpu) out += "<p class=\"note\">" + html_escape("GPU " + gpu_timeline_absence(*p.trace, a.gpu_timeline)) + ": bars show host time only.</p>";
   if (per_bar > 1) out += "<p class=\"muted\">Each bar: " + std::to_string(per_bar) + " steps together.</p>";
   return out + stacked_bars_svg(chart) + legend_html(chart.series);
 }

@@ -45,6 +45,7 @@ nlohmann::json gpu_json(const Analysis& analysis, size_t phase) {
   const double span = static_cast<double>(g->span_ns);
   return {{"phase", phase < analysis.phases.size() ? analysis.phases[phase].name : ""},
           {"steps", g->steps},
+          {"untimed_steps", g->untimed_steps},
           {"busy_share", g->busy_share()},
           {"idle_share", span > 0 ? static_cast<double>(g->idle_ns) / span : 0.0},
           {"busy_us_per_step", g->per_step(g->busy_ns) / 1e3},

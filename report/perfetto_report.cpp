@@ -322,7 +322,7 @@ json Writer::step_event(size_t process, const StepFigures& s) const {
   json args = {{"phase", phase_name},
                {"step", s.window.step},
                {"host_blocked_us", static_cast<double>(s.host_blocked_ns) / 1e3}};
-  if (analysis.gpu_timeline) {
+  if (analysis.gpu_timeline && s.window.gpu_timed) {
     const uint64_t span = s.window.end_ns - s.window.start_ns;
     args["gpu_busy_us"] = static_cast<double>(s.gpu_busy_ns) / 1e3;
     args["gpu_busy_share"] = span ? static_cast<double>(s.gpu_busy_ns) / static_cast<double>(span) : 0.0;

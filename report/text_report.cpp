@@ -7,6 +7,7 @@
 
 #include "policy/category_list.h"
 #include "report/frame_folding.h"
+#include "report/gpu_sampling_text.h"
 #include "report/outside_summary.h"
 #include "report/source_paths.h"
 #include "report/text_finding.h"
@@ -164,8 +165,14 @@ void render_gpu_phase(const ProcessReport& p, size_t index, std::ostream& out) {
   const auto causes = idle_causes_by_share(*g);
   const double idle = g->span_ns ? static_cast<double>(g->idle_ns) / static_cast<double>(g->span_ns) : 0;
   const std::string& name = analysis.phases[index].name;
-  out << "   GPU" << (index == 0 ? "" : " in " + name) << ": " << format_percent(g->busy_share()) << " busy per "
-      << name << " step; idle " << format_percent(idle);
+  out << "   GPU" << (index == 0 ? "" : " in " + name) << ": ";
+  if (g->steps == 0) {
+    out << gpu_no_timed_step_text(*p.trace, name) << "\n";
+    return;
+  }
+  const std::string sampled = gpu_sampled_steps_text(*p.trace, *g);
+  out << format_percent(g->busy_share()) << " busy per " << name << " step"
+      << (sampled.empty() ? "" : " (sampled: " + sampled + ")") << "; idle " << format_percent(idle);
   for (size_t i = 0; i < causes.size(); ++i) {
     out << (i == 0 ? ": " : ", ") << format_percent(causes[i].second) << " "
         << idle_cause_words(causes[i].first, python);
@@ -183,10 +190,9 @@ void render_gpu_phase(const ProcessReport& p, size_t index, std::ostream& out) {
 void render_gpu_line(const ProcessReport& p, std::ostream& out) {
   const Analysis& analysis = p.analysis;
   const std::string timeline = p.trace->info(info_key::kGpuTimeline);
-  if (analysis.gpu_for_phase(0) == nullptr && info_key::gpu_timeline_asked_for(timeline) &&
-      timeline.rfind("off", 0) == 0) {
+  if (!analysis.gpu_timeline && info_key::gpu_timeline_asked_for(timeline)) {
     // Asked for and not had: say why, once, where the GPU line would be.
-    out << "   GPU: timeline " << timeline << "; host timing only\n";
+    out << "   GPU: " << gpu_timeline_absence(*p.trace, false) << "; host timing only\n";
     return;
   }
   for (size_t i = 0; i < analysis.phases.size(); ++i) render_gpu_phase(p, i, out);

@@ -15,6 +15,7 @@
 
 #include "inject/ptrace_inject.h"
 #include "tools/control_client.h"
+#include "tools/gpu_sampling.h"
 #include "tools/duration.h"
 #include "tools/output_dir.h"
 #include "tools/preload_locator.h"
@@ -225,7 +226,7 @@ int attach_command(const AttachOptions& options) {
   // Start every session before waiting, so they cover the same stretch.
   int recording = 0;
   for (Target& t : targets) {
-    auto reply = t.connection.request(control::Request{control::Command::kStart, dir, options.gpu_timeline}, 15000);
+    auto reply = t.connection.request(control::Request{control::Command::kStart, dir, options.gpu_timeline, options.gpu_sampling}, 15000);
     if (!reply.ok()) {
       spdlog::error("process {}: cannot start recording: {}", describe(t.facts), std::string(reply.status().message()));
       continue;
@@ -275,11 +276,15 @@ struct AttachArgs {
   std::string duration;
   bool no_report = false, no_inject = false;
   double inject_timeout_s = 10;  // AttachOptions::inject_timeout_ms's default
+  std::string gpu_timeline;       // --gpu-timeline's value ("" when not given)
 };
 
 int attach_from_args(AttachArgs& args) {
   AttachOptions& attach = args.attach;
   if (!resolve_report_args(args.report, &attach.report_settings)) return kUsageExitCode;
+  if (!resolve_gpu_timeline_flag(args.gpu_timeline, &attach.gpu_timeline, &attach.gpu_sampling)) {
+    return kUsageExitCode;
+  }
   if (!args.duration.empty()) {
     attach.duration_ms = parse_duration_ms(args.duration);
     if (!attach.duration_ms) {
@@ -314,8 +319,7 @@ void add_attach_command(CLI::App& app, SubcommandContext& context) {
   cmd->add_option("--inject-timeout", args->inject_timeout_s, "Seconds the injected dlopen may take (default 10)")
       ->check(CLI::Range(kMinInjectTimeoutS, kMaxInjectTimeoutS));
   cmd->add_flag("--no-report", args->no_report, "Record only; print no report");
-  cmd->add_flag("--gpu-timeline", args->attach.gpu_timeline,
-                "Also record the GPU's activity through CUPTI while attached (docs/gpu-timeline.md)");
+  add_gpu_timeline_flag(cmd, &args->gpu_timeline, "while attached (first window at once)");
   add_report_options(cmd, &args->attach.report_settings, &args->report);
   cmd->callback([args, &context] { context.exit_status = attach_from_args(*args); });
 }

@@ -27,6 +27,7 @@ struct AttachOptions {
   int inject_timeout_ms = 10000;
   bool report = true;
   bool gpu_timeline = false;  // --gpu-timeline: each session also records the GPU timeline
+  std::string gpu_sampling;   // "" (the default windows), "full" or "W/P" ms (tools/gpu_sampling.h)
   ReportSettings report_settings;
 };
 

@@ -31,6 +31,9 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
   if (settings.ring_events) overrides[env::kRingEvents] = std::to_string(*settings.ring_events);
   if (!settings.stacks) overrides.insert_or_assign(env::kStacks, std::string(1, '0'));
   if (settings.gpu_timeline) overrides.insert_or_assign(env::kGpuTimeline, std::string(1, '1'));
+  if (settings.gpu_timeline && !settings.gpu_sampling.empty()) {
+    overrides[env::kGpuTimelineSampling] = settings.gpu_sampling;
+  }
   if (!settings.status_channel.empty()) overrides[env::kStatusFd] = settings.status_channel;
 
   std::string preload = settings.preload_path;

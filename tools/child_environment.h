@@ -22,6 +22,7 @@ struct RecorderSettings {
   // prepended to PYTHONPATH; empty: none.
   std::string python_hooks_dir{};
   bool gpu_timeline = false;  // SYNCSCOPE_GPU_TIMELINE=1 when true (else the inherited value)
+  std::string gpu_sampling{}; // SYNCSCOPE_GPU_TIMELINE_SAMPLING when not empty (tools/gpu_sampling.h)
 };
 
 // The NVTX loader's variable: `syncscope run` sets it to the preload (which

@@ -276,6 +276,7 @@ json TraceDump::to_json() {
   out["threads"] = std::move(threads);
   out["gpu"] = gpu_summary_json(trace_);
   if (options_.gpu) out["gpu_records"] = gpu_records_json(trace_, base_ns_, options_.max_gpu);
+  if (options_.gpu) out["gpu_windows"] = gpu_windows_json(trace_, base_ns_);
   if (options_.events) out["events"] = events_json();
   if (options_.stacks) {
     out["stacks"] = stacks_json();

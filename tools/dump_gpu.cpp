@@ -67,6 +67,8 @@ json gpu_summary_json(const ProcessTrace& trace) {
   json streams = json::object();
   for (const auto& [id, by_kind] : t.streams) streams[std::to_string(id)] = by_kind;
   return {{"timeline", trace.info(info_key::kGpuTimeline)},
+          {"sampling", trace.info(info_key::kGpuTimelineSampling)},
+          {"windows", trace.gpu_windows.size()},
           {"api_records", trace.gpu_api.size()},
           {"kinds", std::move(kinds)},
           {"joined_by_api", t.apis},
@@ -96,9 +98,22 @@ json gpu_records_json(const ProcessTrace& trace, uint64_t base_ns, size_t max_re
   return out;
 }
 
+json gpu_windows_json(const ProcessTrace& trace, uint64_t base_ns) {
+  json out = json::array();
+  for (const auto& [start, end] : trace.gpu_windows) {
+    out.push_back({{"start_ns", relative(start, base_ns)}, {"end_ns", relative(end, base_ns)}});
+  }
+  return out;
+}
+
 void gpu_summary_text(std::ostream& out, const ProcessTrace& trace) {
   std::string state = trace.info(info_key::kGpuTimeline);
   out << "gpu timeline: " << (state.empty() ? "not recorded" : state) << "\n";
+  const std::string sampling = trace.info(info_key::kGpuTimelineSampling);
+  if (!sampling.empty()) {
+    out << "  sampling: " << sampling << (sampling == "full" ? "" : " ms") << ", " << trace.gpu_windows.size()
+        << " windows recorded\n";
+  }
   if (trace.gpu_activity.empty()) return;
   GpuTally t = tally(trace);
   for (const auto& [name, k] : t.kinds) {

@@ -16,6 +16,8 @@ namespace syncscope {
 // base_ns: the time the dump's relative times count from.
 nlohmann::json gpu_summary_json(const ProcessTrace& trace);
 nlohmann::json gpu_records_json(const ProcessTrace& trace, uint64_t base_ns, size_t max_records);
+// The sampled timeline's windows (trace.gpu_windows), times relative to base_ns.
+nlohmann::json gpu_windows_json(const ProcessTrace& trace, uint64_t base_ns);
 void gpu_summary_text(std::ostream& out, const ProcessTrace& trace);
 void gpu_records_text(std::ostream& out, const ProcessTrace& trace, uint64_t base_ns, size_t max_records);
 

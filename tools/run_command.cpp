@@ -12,11 +12,13 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "tools/child_environment.h"
+#include "tools/gpu_sampling.h"
 #include "tools/output_dir.h"
 #include "tools/preload_locator.h"
 #include "tools/recorder_status.h"
@@ -144,6 +146,7 @@ int run_command(const RunOptions& options) {
                             recorder_status.environment_value()};
   settings.python_hooks_dir = python_hooks_dir_for(preload);
   settings.gpu_timeline = options.gpu_timeline;
+  settings.gpu_sampling = options.gpu_sampling;
   std::vector<std::string> child_env = child_environment(environment, settings);
 
   std::vector<char*> argv, envp;
@@ -241,6 +244,7 @@ struct RunArgs {
   RunOptions run;
   ReportArgs report;
   unsigned flush_ms = 0, ring_events = 0;  // 0: the recorder's default
+  std::string gpu_timeline;                // --gpu-timeline's value ("" when not given)
   bool no_report = false, no_stacks = false;
 };
 
@@ -260,6 +264,7 @@ int run_from_args(RunArgs& args, const std::vector<std::string>& remaining,
   run.stacks = !args.no_stacks;
   if (args.flush_ms) run.flush_ms = args.flush_ms;
   if (args.ring_events) run.ring_events = args.ring_events;
+  if (!resolve_gpu_timeline_flag(args.gpu_timeline, &run.gpu_timeline, &run.gpu_sampling)) return kUsageExitCode;
   return run_command(run);
 }
 
@@ -273,8 +278,7 @@ void add_run_command(CLI::App& app, SubcommandContext& context) {
   cmd->add_flag("--no-report", args->no_report,
                 "Record only; print no report (files from --format F=FILE are written)");
   cmd->add_flag("--no-stacks", args->no_stacks, "Do not capture native stacks");
-  cmd->add_flag("--gpu-timeline", args->run.gpu_timeline,
-                "Also record the GPU's activity with CUPTI (experimental: not yet proven on a GPU)");
+  add_gpu_timeline_flag(cmd, &args->gpu_timeline, "(first window 2s in)");
   cmd->add_flag("--dormant", args->run.dormant,
                 "Install the hooks but record nothing until `syncscope attach PID` (cost: one load per CUDA call)");
   cmd->add_option("--flush-ms", args->flush_ms, "Collector flush interval in ms (default 50)")

@@ -20,6 +20,7 @@ struct RunOptions {
   std::optional<unsigned> ring_events;
   bool stacks = true;
   bool gpu_timeline = false;  // --gpu-timeline: SYNCSCOPE_GPU_TIMELINE=1 (CUPTI)
+  std::string gpu_sampling;   // SYNCSCOPE_GPU_TIMELINE_SAMPLING: "" (default windows), "full" or "W/P" ms
   bool dormant = false;       // hooks in, nothing recorded until `syncscope attach`
   std::vector<std::string> command;
 };

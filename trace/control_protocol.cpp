@@ -130,6 +130,7 @@ std::optional<uint64_t> number(const Message& m, std::string_view key) {
 // Field names, shared by the encoders and decoders below.
 constexpr const char* kFieldDir = "dir";
 constexpr const char* kFieldGpuTimeline = "gpu_timeline";
+constexpr const char* kFieldGpuSampling = "gpu_sampling";
 constexpr const char* kFieldReason = "reason";
 constexpr const char* kFieldVersion = "syncscope";
 constexpr const char* kFieldProtocol = "protocol";
@@ -227,6 +228,7 @@ std::string encode(const Request& request) {
   if (request.command == Command::kStart) {
     m.set(kFieldDir, request.output_dir);
     if (request.gpu_timeline) m.set(kFieldGpuTimeline, "1");
+    if (request.gpu_timeline && !request.gpu_sampling.empty()) m.set(kFieldGpuSampling, request.gpu_sampling);
   }
   return encode(m);
 }
@@ -250,6 +252,8 @@ std::optional<Request> parse_request(std::string_view line, std::string* error) 
       request.output_dir = *dir;
       const std::string* timeline = m->find(kFieldGpuTimeline);
       request.gpu_timeline = timeline != nullptr && *timeline == "1";
+      const std::string* sampling = m->find(kFieldGpuSampling);
+      if (request.gpu_timeline && sampling != nullptr) request.gpu_sampling = *sampling;
     }
     return request;
   }

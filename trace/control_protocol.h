@@ -64,6 +64,9 @@ struct Request {
   Command command = Command::kHello;
   std::string output_dir;     // start only: the absolute directory to record into
   bool gpu_timeline = false;  // start only: also record the GPU timeline (field gpu_timeline=1; added in version 1)
+  // start only, with gpu_timeline: "full" or "W/P" ms (field gpu_sampling;
+  // absent: the recorder's default windows; an older recorder ignores it).
+  std::string gpu_sampling;
 };
 std::string encode(const Request& request);
 // nullopt with `error` set to what the recorder answers: a malformed line,

@@ -16,6 +16,10 @@ inline constexpr const char* kLog = "SYNCSCOPE_LOG";                     // quie
 inline constexpr const char* kClock = "SYNCSCOPE_CLOCK";                 // monotonic: never the TSC
 inline constexpr const char* kDormant = "SYNCSCOPE_DORMANT";             // 1: wait for `syncscope attach`
 inline constexpr const char* kGpuTimeline = "SYNCSCOPE_GPU_TIMELINE";    // 1: CUPTI timeline (docs/gpu-timeline.md)
+// How much of the run the timeline records (docs/gpu-timeline.md,
+// "Sampling"): "full", or "W/P" in milliseconds: a window of W ms every P ms
+// (default 1000/10000). Read when SYNCSCOPE_GPU_TIMELINE=1.
+inline constexpr const char* kGpuTimelineSampling = "SYNCSCOPE_GPU_TIMELINE_SAMPLING";
 inline constexpr const char* kCuptiLibrary = "SYNCSCOPE_CUPTI_LIBRARY";  // which libcupti.so.13 to load
 // CUPTI's API records (docs/gpu-timeline.md, "The join"): "calls" (default:
 // the few kept calls), "all" (every runtime and driver call), "off" (none;

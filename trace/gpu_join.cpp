@@ -27,6 +27,17 @@ bool gpu_kind_fits_api(uint8_t gpu_kind, uint16_t api) {
   }
 }
 
+bool gpu_window_covers(const std::vector<std::pair<uint64_t, uint64_t>>& windows, uint64_t start_ns,
+                       uint64_t end_ns) {
+  if (windows.empty()) return true;
+  // The last window opening at or before start_ns.
+  auto after = std::upper_bound(windows.begin(), windows.end(), start_ns,
+                                [](uint64_t t, const std::pair<uint64_t, uint64_t>& w) { return t < w.first; });
+  if (after == windows.begin()) return false;
+  --after;
+  return end_ns <= after->second;
+}
+
 namespace {
 
 // The event on `tid` containing [start, end] whose family fits, or -1.
@@ -88,7 +99,8 @@ constexpr size_t kOrderWindow = 32;
 void join_by_issue_order(ProcessTrace& trace) {
   std::vector<size_t> work_calls;
   for (size_t i = 0; i < trace.events.size(); ++i) {
-    if (issues_gpu_work(trace.events[i])) work_calls.push_back(i);
+    const Event& e = trace.events[i];
+    if (issues_gpu_work(e) && gpu_window_covers(trace.gpu_windows, e.start_ns, e.start_ns)) work_calls.push_back(i);
   }
   std::vector<GpuActivity*> records;
   for (GpuActivity& a : trace.gpu_activity) {
@@ -139,6 +151,7 @@ void join_gpu_activity(ProcessTrace& trace) {
   auto by_start = [](const GpuRecord& a, const GpuRecord& b) { return a.start_ns < b.start_ns; };
   std::stable_sort(trace.gpu_activity.begin(), trace.gpu_activity.end(), by_start);
   std::stable_sort(trace.gpu_api.begin(), trace.gpu_api.end(), by_start);
+  std::sort(trace.gpu_windows.begin(), trace.gpu_windows.end());
   if (trace.gpu_activity.empty()) return;
 
   std::unordered_map<uint32_t, const GpuRecord*> api_by_correlation;

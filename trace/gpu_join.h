@@ -3,6 +3,10 @@
 // whose span contains it. Offline, in the reader: nothing in the target.
 #pragma once
 
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 #include "trace/reader.h"
 
 namespace syncscope {
@@ -16,8 +20,14 @@ inline constexpr uint64_t kGpuJoinSlackNs = 1000;
 // With no API records at all (CUPTI 13.0 gives none for calls enabled one by
 // one; SYNCSCOPE_GPU_API_RECORDS=off asks for none), work joins its call by
 // issue order (correlation ids count calls as they begin) and a sync record
-// the sync call around it.
+// the sync call around it. Under a sampled timeline only calls that began
+// inside a window are candidates: the others' work was never recorded.
 void join_gpu_activity(ProcessTrace& trace);
+
+// Whether [start_ns, end_ns] lies inside one of the sorted sampling windows
+// (trace.gpu_windows); always true when there are none (full timeline).
+bool gpu_window_covers(const std::vector<std::pair<uint64_t, uint64_t>>& windows, uint64_t start_ns,
+                       uint64_t end_ns);
 
 // Whether an event of this API may have caused (or waited for) GPU work of
 // this kind.

@@ -20,6 +20,7 @@ enum class GpuKind : uint8_t {
   kSync = 4,        // a host synchronisation waited (CUPTI's own measure)
   kRuntimeApi = 5,  // a runtime API call that made or waited for GPU work
   kDriverApi = 6,   // the same for a driver API call
+  kWindow = 7,      // a sampling window: GPU work was recorded for calls issued in [start_ns, end_ns)
 };
 
 // CUpti_ActivityMemoryKind, as CUPTI numbers it (stored as is).
@@ -99,6 +100,8 @@ inline std::string_view gpu_kind_name(uint8_t kind) {
       return "runtime-api";
     case GpuKind::kDriverApi:
       return "driver-api";
+    case GpuKind::kWindow:
+      return "window";
     case GpuKind::kUnknown:
       break;
   }

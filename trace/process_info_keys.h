@@ -50,6 +50,8 @@ inline constexpr const char* kGpuTimelineKinds = "gpu_timeline.kinds";          
 inline constexpr const char* kGpuTimelineApiRecords = "gpu_timeline.api_records";  // what API records were asked for
 inline constexpr const char* kGpuTimelineRefused = "gpu_timeline.refused";         // kinds CUPTI refused, and why
 inline constexpr const char* kGpuTimelineDropped = "gpu_timeline.dropped";         // records lost (a count)
+// "full", or "W/P": windows of W ms every P ms (docs/gpu-timeline.md, "Sampling").
+inline constexpr const char* kGpuTimelineSampling = "gpu_timeline.sampling";
 inline constexpr const char* kGpuTimelineThreadIds = "gpu_timeline.thread_ids";    // set when not system tids
 
 // Written only for a session started by `syncscope attach`.

@@ -271,6 +271,10 @@ void add_gpu_record(ProcessTrace& trace, const GpuRecord& record) {
     trace.gpu_api.push_back(record);
     return;
   }
+  if (record.kind == static_cast<uint8_t>(GpuKind::kWindow)) {
+    if (record.end_ns > record.start_ns) trace.gpu_windows.emplace_back(record.start_ns, record.end_ns);
+    return;
+  }
   GpuActivity a;
   static_cast<GpuRecord&>(a) = record;
   trace.gpu_activity.push_back(a);

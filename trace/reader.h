@@ -57,6 +57,10 @@ struct ProcessTrace {
   // GPU timeline (empty without CUPTI; process_info "gpu_timeline" says why).
   std::vector<GpuActivity> gpu_activity;  // kernels, copies, memsets, syncs; sorted by start_ns (stable)
   std::vector<GpuRecord> gpu_api;         // the runtime/driver API records they join through; sorted by start_ns
+  // The sampled timeline's windows (GpuKind::kWindow), sorted: GPU work was
+  // recorded only for calls issued inside one. Empty: the whole trace was
+  // covered (--gpu-timeline=full, or a trace from before sampling).
+  std::vector<std::pair<uint64_t, uint64_t>> gpu_windows;
   std::unordered_map<uint32_t, std::string> strings;  // kString: kernel names
   uint64_t events_dropped = 0;                        // from kEnd, or the sum of the last kDrops per thread
   uint64_t stacks_dropped = 0;
@@ -71,8 +75,9 @@ struct ProcessTrace {
   const Module* module_for(uint64_t pc) const;
 };
 
-// Files a GPU record where it belongs: API records in gpu_api, the rest in
-// gpu_activity (not yet joined: join_gpu_activity, trace/gpu_join.h).
+// Files a GPU record where it belongs: API records in gpu_api, sampling
+// windows in gpu_windows, the rest in gpu_activity (not yet joined:
+// join_gpu_activity, trace/gpu_join.h).
 void add_gpu_record(ProcessTrace& trace, const GpuRecord& record);
 
 // Reads one trace file. Every complete record is returned even when the file

@@ -19,6 +19,10 @@ for _ in range(repeats):
         y.add_(1)
     torch.cuda.synchronize()
     times.append(time.perf_counter() - t0)
+# The mean over every repetition: a tool that samples (syncscope's GPU
+# timeline records 1 s of every 10) slows some repetitions only, which a
+# median would hide.
+mean = sum(times) / len(times)
 median = sorted(times)[len(times) // 2]
-print(f"add_loop: {steps} launches x{repeats}, median {median * 1e3:.1f} ms "
-      f"({median / steps * 1e6:.2f} us/launch), y[0]={y[0].item():.0f}")
+print(f"add_loop: {steps} launches x{repeats}, {mean / steps * 1e6:.2f} us/launch (mean; median "
+      f"{median / steps * 1e6:.2f}), y[0]={y[0].item():.0f}")

@@ -48,5 +48,9 @@ for _ in range(repeats):
         step(i)
     torch.cuda.synchronize()
     times.append((time.perf_counter() - t0) / steps)
+# The mean over every repetition: a tool that samples (syncscope's GPU
+# timeline records 1 s of every 10) slows some repetitions only, which a
+# median would hide.
+mean = sum(times) / len(times)
 times.sort()
-print(f"timed_training: {steps} steps x{repeats}, median {times[len(times) // 2] * 1e3:.3f} ms/step")
+print(f"timed_training: {steps} steps x{repeats}, {mean * 1e3:.3f} ms/step (mean; median {times[len(times) // 2] * 1e3:.3f})")

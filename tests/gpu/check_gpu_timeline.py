@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GPU proof for the GPU timeline (issue 13), run on a GPU machine.
 
-Records PyTorch scenarios with `syncscope run --gpu-timeline`, reads the
+Records PyTorch scenarios with `syncscope run --gpu-timeline=full`, reads the
 report (--format json) and the trace's own GPU records (`syncscope dump
 --gpu --phases --json`), and checks the report against figures computed
 here, independently, from the raw records:
@@ -59,7 +59,7 @@ def check(name, ok, detail):
 def record(name, argv):
     traces = os.path.join(out, "t-" + name)
     report = os.path.join(out, name + ".json")
-    cmd = [SYNCSCOPE, "run", "--gpu-timeline", "--force", "-o", traces, "--format", "json=" + report,
+    cmd = [SYNCSCOPE, "run", "--gpu-timeline=full", "--force", "-o", traces, "--format", "json=" + report,
            "--", sys.executable] + argv
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
     with open(os.path.join(out, name + ".txt"), "w") as f:

@@ -4,15 +4,17 @@
 # temperature falls on all modes alike. Modes:
 #   plain      the script alone
 #   host       syncscope run (host-side recording only)
-#   timeline   syncscope run --gpu-timeline (host recording and CUPTI)
+#   timeline   syncscope run --gpu-timeline (host recording and CUPTI, sampled: 1 s of every 10 s)
+#   timeline-full      syncscope run --gpu-timeline=full (CUPTI throughout)
 #   profiler   the script under torch.profiler (CPU and CUDA activities)
 #   timeline-noapi     the timeline with no CUPTI API records (SYNCSCOPE_GPU_API_RECORDS=off)
 #   timeline-allapi    the timeline with every API record (SYNCSCOPE_GPU_API_RECORDS=all)
 #   timeline-offset    no API records, and no CUPTI timestamp callback (SYNCSCOPE_GPU_TIMESTAMPS=offset)
 # MODES (default "plain host timeline profiler") picks them; WORKLOADS
 # (default "add_loop.py 20000 5|timed_training.py 30 3") the scripts.
-# Each process prints its own median (per launch or per step); the summary
-# is the median over rounds and its ratio to plain.
+# Each process prints its own mean over its repetitions (per launch or per
+# step: a mean, so the repetitions a sampled timeline slows count); the
+# summary is the median over rounds and its ratio to plain.
 #
 #   tests/gpu/gpu_overhead.sh BUNDLE OUT ROUNDS
 set -uo pipefail
@@ -26,6 +28,7 @@ run_mode() {  # MODE SCRIPT ARGS...
     plain) python3 "$@" ;;
     host) "$bundle/bin/syncscope" run --no-report --force -o "$out/t-host" -- python3 "$@" 2>/dev/null ;;
     timeline) "$bundle/bin/syncscope" run --gpu-timeline --no-report --force -o "$out/t-timeline" -- python3 "$@" 2>/dev/null ;;
+    timeline-full) "$bundle/bin/syncscope" run --gpu-timeline=full --no-report --force -o "$out/t-timeline-full" -- python3 "$@" 2>/dev/null ;;
     timeline-noapi) SYNCSCOPE_GPU_API_RECORDS=off run_mode timeline "$@" ;;
     timeline-allapi) SYNCSCOPE_GPU_API_RECORDS=all run_mode timeline "$@" ;;
     timeline-offset) SYNCSCOPE_GPU_API_RECORDS=off SYNCSCOPE_GPU_TIMESTAMPS=offset run_mode timeline "$@" ;;

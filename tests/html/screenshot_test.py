@@ -174,7 +174,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     html, findings = os.path.join(work, "report.html"), os.path.join(work, "findings.json")
-    env = dict(os.environ, LD_LIBRARY_PATH=args.fakecuda_dir, SYNCSCOPE_GPU_TIMELINE="1")
+    env = dict(os.environ, LD_LIBRARY_PATH=args.fakecuda_dir, SYNCSCOPE_GPU_TIMELINE="1", SYNCSCOPE_GPU_TIMELINE_SAMPLING="full")
     result, took = run([args.syncscope, "run", "--no-report", "-o", os.path.join(work, "t"),
                         "--format", f"html={html}", "--format", f"json={findings}", "--",
                         sys.executable, args.example, "40"], env=env)

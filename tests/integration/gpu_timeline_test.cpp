@@ -57,7 +57,7 @@ void expect_joined(const ProcessTrace& trace, size_t min_checked = 10, const cha
   for (size_t i = 0; i < trace.events.size(); ++i) {
     const Event& e = trace.events[i];
     if (!causes_gpu_work(e) ||
-        e.bytes == 0 && api_family(e.api) != ApiFamily::kLaunch && api_family(e.api) != ApiFamily::kGraphLaunch) {
+        (e.bytes == 0 && api_family(e.api) != ApiFamily::kLaunch && api_family(e.api) != ApiFamily::kGraphLaunch)) {
       continue;
     }
     ++checked;
@@ -272,6 +272,76 @@ TEST(GpuTimelineAnalysis, HostOnlyRunHasNoGpuFields) {
   ASSERT_NE(sync, nullptr);
   EXPECT_TRUE((*sync)["gpu_idle_us_per_step"].is_null());
   EXPECT_EQ(r.result.out.find("% busy per "), std::string::npos) << r.result.out;
+}
+
+
+// A sampled timeline (the default of --gpu-timeline; here small windows):
+// CUPTI's kinds are on only inside the windows the trace records, every
+// record belongs to a call made inside one, and the report's GPU figures
+// come from the steps inside them and say so.
+TEST(GpuTimelineSampling, WindowsRecordOnlyTheirCallsAndTheReportSaysSo) {
+  std::string dir = fresh_dir("gpu-sampled");
+  std::string json_path = dir + "/findings.json";
+  auto env = fake_runtime_env();  // SYNCSCOPE_GPU_TIMELINE_SAMPLING=full there: the flag overrides it
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--gpu-timeline=100ms/300ms", "--format", "text",
+                     "--format", "json=" + json_path, "--", example("hidden_sync_loop"), "20000"},
+                    env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  const ProcessTrace& t = traces[0];
+  EXPECT_EQ(t.info("gpu_timeline.sampling"), "100/300");
+  ASSERT_GE(t.gpu_windows.size(), 2u) << "a run of about a second holds several 100 ms windows";
+  for (const auto& [start, end] : t.gpu_windows) {
+    EXPECT_LE(end - start, 100000000u) << "windows are at most their length, less margins";
+  }
+  size_t joined = 0;
+  for (const GpuActivity& a : t.gpu_activity) {
+    if (!gpu_kind_is_work(a.kind)) continue;
+    ASSERT_GE(a.event_index, 0) << "every record joins its call";
+    const Event& e = t.events[static_cast<size_t>(a.event_index)];
+    // Calls in a window's margins are recorded too; none far outside.
+    bool near = false;
+    for (const auto& [start, end] : t.gpu_windows) near |= e.start_ns + 30000000 >= start && e.start_ns <= end + 30000000;
+    EXPECT_TRUE(near) << "a record of a call made outside every window";
+    ++joined;
+  }
+  EXPECT_GT(joined, 100u);
+  size_t launches = 0;
+  for (const Event& e : t.events) launches += api_family(e.api) == ApiFamily::kLaunch;
+  EXPECT_LT(joined, launches) << "work outside the windows is not recorded";
+
+  std::ifstream in(json_path);
+  ASSERT_TRUE(in.good()) << r.err;
+  nlohmann::json json = nlohmann::json::parse(in);
+  const nlohmann::json& gpu = json["processes"][0]["gpu"];
+  ASSERT_TRUE(gpu.is_object()) << json.dump(1);
+  EXPECT_GT(gpu["steps"].get<uint64_t>(), 10u);
+  EXPECT_GT(gpu["untimed_steps"].get<uint64_t>(), gpu["steps"].get<uint64_t>());
+  const nlohmann::json* sync = steady_finding(json["processes"][0], "read-back");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_GT((*sync)["gpu_idle_us_per_step"].get<double>(), 0.0);
+  EXPECT_NE(r.out.find("(sampled: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("100 ms every 300 ms"), std::string::npos) << r.out;
+}
+
+// Windows longer than the run's reach: the report says why there is no
+// GPU line instead of printing zeros.
+TEST(GpuTimelineSampling, NoStepInsideAWindowIsSaid) {
+  std::string dir = fresh_dir("gpu-sampled-none");
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--gpu-timeline=1s/1h", "--", example("hidden_sync_loop"),
+                     "400"},
+                    fake_runtime_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("% busy per "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU: timeline sampled (1 s every 3600 s) but no window opened"), std::string::npos) << r.out;
+}
+
+TEST(GpuTimelineSampling, BadValuesAreUsageErrors) {
+  RunResult r = run({syncscope_bin(), "run", "--gpu-timeline=10s/2s", "--", example("hidden_sync_loop"), "4"},
+                    fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("shorter than the period"), std::string::npos) << r.err;
 }
 
 }  // namespace

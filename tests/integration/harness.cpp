@@ -97,7 +97,7 @@ std::string fresh_dir(const std::string& name) {
 
 std::map<std::string, std::string> fake_runtime_env() {
   // The GPU timeline is opt-in; the fake CUPTI runs in every end-to-end test.
-  return {{"LD_LIBRARY_PATH", SYNCSCOPE_FAKECUDA_DIR}, {"SYNCSCOPE_GPU_TIMELINE", "1"}};
+  return {{"LD_LIBRARY_PATH", SYNCSCOPE_FAKECUDA_DIR}, {"SYNCSCOPE_GPU_TIMELINE", "1"}, {"SYNCSCOPE_GPU_TIMELINE_SAMPLING", "full"}};
 }
 
 std::string example(const std::string& name) { return std::string(SYNCSCOPE_EXAMPLES_DIR) + "/" + name; }

@@ -330,5 +330,52 @@ TEST(GpuSeverity, MeasuredCostsRankTheFindings) {
   for (const Finding& f : timed.findings) EXPECT_TRUE(f.gpu_measured);
 }
 
+
+// A sampled timeline: only the steps inside a window have figures, and a
+// finding's GPU idle is per measured step, not per step of the phase.
+TEST(GpuSampling, OnlyStepsInsideAWindowAreMeasured) {
+  Program p = sync_then_python(10);
+  // Records exist only for steps 2..4 (the window), as CUPTI would give them.
+  const uint64_t open = kBase + 2 * kStep, close = kBase + 5 * kStep;
+  Program sampled = p;
+  sampled.activity.clear();
+  for (const GpuActivity& a : p.activity) {
+    if (p.events[static_cast<size_t>(a.event_index)].start_ns >= open &&
+        p.events[static_cast<size_t>(a.event_index)].start_ns < close) {
+      sampled.activity.push_back(a);
+    }
+  }
+  Segmentation seg = steps_of(sampled, 10);
+  const TimeSpans windows = {{open - 10 * kUs, close + 10 * kUs}};
+  GpuAttribution full = attribute_gpu_time(p.events, steps_of(p, 10), p.activity);
+  GpuAttribution a = attribute_gpu_time(sampled.events, seg, sampled.activity, windows);
+  ASSERT_EQ(a.phases.size(), 1u);
+  const GpuPhaseFigures& f = a.phases[0];
+  EXPECT_EQ(f.steps, 3u);
+  EXPECT_EQ(f.untimed_steps, 7u);
+  // The same per-step figures as the full timeline's.
+  EXPECT_NEAR(f.busy_share(), full.phases[0].busy_share(), 1e-9);
+  EXPECT_EQ(per_step(f, GpuIdleCause::kSync), per_step(full.phases[0], GpuIdleCause::kSync));
+
+  seg.gpu_cost = a.per_event;
+  seg.gpu_timed_steps = {3};
+  const Finding* sync = find(detect_hidden_syncs(sampled.events, seg), "explicit");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_TRUE(sync->gpu_measured);
+  EXPECT_DOUBLE_EQ(sync->gpu_idle_ns_per_step, 514.0 * kUs) << "per measured step, not per step of the phase";
+
+  // No step inside any window: no GPU figures for the finding.
+  const TimeSpans elsewhere = {{kBase + 20 * kStep, kBase + 21 * kStep}};
+  GpuAttribution none = attribute_gpu_time(sampled.events, seg, sampled.activity, elsewhere);
+  ASSERT_EQ(none.phases.size(), 1u);
+  EXPECT_EQ(none.phases[0].steps, 0u);
+  EXPECT_EQ(none.phases[0].untimed_steps, 10u);
+  seg.gpu_cost = none.per_event;
+  seg.gpu_timed_steps = {0};
+  sync = find(detect_hidden_syncs(sampled.events, seg), "explicit");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_FALSE(sync->gpu_measured);
+}
+
 }  // namespace
 }  // namespace syncscope::testing

@@ -65,6 +65,12 @@ TEST(ChildEnvironment, GpuTimelineTurnsCuptiOn) {
   auto env = child_environment({"SYNCSCOPE_GPU_TIMELINE=0"}, s);
   EXPECT_TRUE(has(env, "SYNCSCOPE_GPU_TIMELINE=1"));
   EXPECT_FALSE(has(env, "SYNCSCOPE_GPU_TIMELINE=0"));
+  // The default windows: an inherited setting stays; asked-for ones replace it.
+  EXPECT_TRUE(has(child_environment({"SYNCSCOPE_GPU_TIMELINE_SAMPLING=full"}, s), "SYNCSCOPE_GPU_TIMELINE_SAMPLING=full"));
+  s.gpu_sampling = "2000/30000";
+  env = child_environment({"SYNCSCOPE_GPU_TIMELINE_SAMPLING=full"}, s);
+  EXPECT_TRUE(has(env, "SYNCSCOPE_GPU_TIMELINE_SAMPLING=2000/30000"));
+  EXPECT_FALSE(has(env, "SYNCSCOPE_GPU_TIMELINE_SAMPLING=full"));
 }
 
 TEST(ChildEnvironment, DormantNeedsNoOutputDirectory) {

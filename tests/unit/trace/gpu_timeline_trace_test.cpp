@@ -270,5 +270,46 @@ TEST(GpuTimelineJoin, WithoutApiRecordsByIssueOrder) {
   EXPECT_EQ(by_start[1000 * kUs], 5);
 }
 
+
+TEST(GpuTimelineJoin, WindowCoversOnlyInside) {
+  const std::vector<std::pair<uint64_t, uint64_t>> windows = {{100, 200}, {500, 600}};
+  EXPECT_TRUE(gpu_window_covers({}, 5, 7)) << "no windows: a full timeline";
+  EXPECT_TRUE(gpu_window_covers(windows, 100, 200));
+  EXPECT_TRUE(gpu_window_covers(windows, 510, 590));
+  EXPECT_FALSE(gpu_window_covers(windows, 99, 150));
+  EXPECT_FALSE(gpu_window_covers(windows, 150, 201));
+  EXPECT_FALSE(gpu_window_covers(windows, 150, 550)) << "across two windows";
+  EXPECT_FALSE(gpu_window_covers(windows, 300, 310));
+  EXPECT_FALSE(gpu_window_covers(windows, 700, 710));
+}
+
+// Under a sampled timeline a window's records join the calls made in it,
+// not the many earlier calls whose work was never recorded.
+TEST(GpuTimelineJoin, SampledRecordsJoinCallsInsideTheirWindow) {
+  constexpr uint64_t kUs = 1000;
+  ProcessTrace trace;
+  for (uint64_t k = 0; k < 40; ++k) {  // before the window: no records
+    trace.events.push_back(on_thread(make_event(id(ApiId::__cudaLaunchKernel), k * 10 * kUs, k * 10 * kUs + kUs), 7, 0xa00));
+  }
+  for (uint64_t k = 0; k < 3; ++k) {  // inside it
+    const uint64_t t = 1000 * kUs + k * 10 * kUs;
+    trace.events.push_back(on_thread(make_event(id(ApiId::__cudaLaunchKernel), t, t + kUs), 7, 0xa00));
+  }
+  GpuRecord window{};
+  window.kind = static_cast<uint8_t>(GpuKind::kWindow);
+  window.start_ns = 900 * kUs;
+  window.end_ns = 1100 * kUs;
+  add_gpu_record(trace, window);
+  ASSERT_EQ(trace.gpu_windows.size(), 1u);
+  EXPECT_TRUE(trace.gpu_activity.empty()) << "a window is not GPU work";
+  for (uint32_t k = 0; k < 3; ++k) {
+    GpuActivity a;
+    static_cast<GpuRecord&>(a) = gpu(GpuKind::kKernel, 1005 * kUs + k * 10 * kUs, 1008 * kUs + k * 10 * kUs, 500 + k);
+    trace.gpu_activity.push_back(a);
+  }
+  join_gpu_activity(trace);
+  for (uint32_t k = 0; k < 3; ++k) EXPECT_EQ(trace.gpu_activity[k].event_index, 40 + k) << k;
+}
+
 }  // namespace
 }  // namespace syncscope::testing

@@ -1,0 +1,59 @@
+#include "report/gpu_sampling_text.h"
+
+#include <cstdlib>
+
+#include "trace/process_info_keys.h"
+
+namespace syncscope {
+namespace {
+
+// "100 ms", "1 s", "1500 ms": as the user wrote the windows, not "100.00 ms".
+std::string milliseconds_words(unsigned long long ms) {
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+}
+
+}  // namespace
+
+std::string gpu_sampling_words(const ProcessTrace& trace) {
+  const std::string value = trace.info(info_key::kGpuTimelineSampling);
+  const size_t slash = value.find('/');
+  if (slash == std::string::npos) return "";
+  char* end = nullptr;
+  const unsigned long long window = std::strtoull(value.c_str(), &end, 10);
+  if (end != value.c_str() + slash) return "";
+  const unsigned long long period = std::strtoull(value.c_str() + slash + 1, &end, 10);
+  if (*end != '\0' || window == 0 || period <= window) return "";
+  return milliseconds_words(window) + " every " + milliseconds_words(period);
+}
+
+std::string gpu_sampled_steps_text(const ProcessTrace& trace, const GpuPhaseFigures& figures) {
+  if (figures.untimed_steps == 0) return "";
+  std::string text =
+      std::to_string(figures.steps) + " of " + std::to_string(figures.steps + figures.untimed_steps) + " steps";
+  const std::string words = gpu_sampling_words(trace);
+  return words.empty() ? text : text + ", " + words;
+}
+
+std::string gpu_timeline_absence(const ProcessTrace& trace, bool has_gpu_figures) {
+  if (has_gpu_figures) return "";
+  const std::string state = trace.info(info_key::kGpuTimeline);
+  if (!info_key::gpu_timeline_asked_for(state)) {
+    return "timeline not recorded (syncscope run --gpu-timeline records one)";
+  }
+  if (state.rfind("off", 0) == 0) return "timeline " + state;
+  const std::string words = gpu_sampling_words(trace);
+  if (!words.empty() && trace.gpu_windows.empty()) {
+    return "timeline sampled (" + words + ") but no window opened before recording ended: the run was too "
+           "short; --gpu-timeline=full measures every step";
+  }
+  return "timeline on, but it holds no kernels, copies or memsets";
+}
+
+std::string gpu_no_timed_step_text(const ProcessTrace& trace, const std::string& phase_name) {
+  const std::string words = gpu_sampling_words(trace);
+  return "no " + phase_name + " step fell inside a sampling window" + (words.empty() ? "" : " (" + words + ")") +
+         ": its steps are longer than a window, or the run too short; --gpu-timeline=full measures every step, "
+         "--gpu-timeline=WINDOW/PERIOD sets the windows";
+}
+
+}  // namespace syncscope

@@ -1,0 +1,28 @@
+// The words the reports use for a sampled GPU timeline (docs/gpu-timeline.md,
+// "Sampling"): which steps the GPU figures come from, or why there are none.
+#pragma once
+
+#include <string>
+
+#include "detectors/gpu_attribution.h"
+#include "trace/reader.h"
+
+namespace syncscope {
+
+// "1 s every 10 s" from the trace's gpu_timeline.sampling; "" when the
+// timeline was full (or the key is absent or malformed).
+std::string gpu_sampling_words(const ProcessTrace& trace);
+
+// "38 of 400 steps, 1 s every 10 s" when some of the phase's steps fell
+// outside the sampling windows; "" when every step was measured.
+std::string gpu_sampled_steps_text(const ProcessTrace& trace, const GpuPhaseFigures& figures);
+
+// Why a trace has no GPU figures, in words to follow "GPU " or "GPU: " (""
+// when it has them): "timeline off: WHY", "timeline not recorded (...)", not
+// asked for, off and why, no sampling window opened, or no GPU work.
+std::string gpu_timeline_absence(const ProcessTrace& trace, bool has_gpu_figures);
+
+// For a phase whose steps all fell outside the windows: why and what to do.
+std::string gpu_no_timed_step_text(const ProcessTrace& trace, const std::string& phase_name);
+
+}  // namespace syncscope
