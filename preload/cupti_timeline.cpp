@@ -409,6 +409,8 @@ void set_recording(Control& c, bool on) {
   c.recording = on;
 }
 
+// The subscription stays between windows: dropping it measured no cheaper
+// (docs/performance.md), and keeps CUPTI from another tool meanwhile.
 void open_window(Control& c) {
   set_recording(c, true);
   c.window_open_ns = monotonic_ns();
