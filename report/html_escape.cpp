@@ -35,9 +35,9 @@ size_t utf8_length(std::string_view text, size_t i) {
   return n;
 }
 
-}  // namespace
-
-std::string html_escape(std::string_view text) {
+// Both escapes: XML 1.0 also allows no control characters but tab, newline
+// and return (dropped).
+std::string markup_escape(std::string_view text, bool xml) {
   std::string out;
   out.reserve(text.size() + text.size() / 8);
   for (size_t i = 0; i < text.size();) {
@@ -58,6 +58,11 @@ std::string html_escape(std::string_view text) {
         out += "&#39;";
         break;
       default: {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (xml && c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          ++i;
+          continue;
+        }
         const size_t n = utf8_length(text, i);
         if (n == 0) {
           out += "\xef\xbf\xbd";  // U+FFFD
@@ -73,5 +78,10 @@ std::string html_escape(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string html_escape(std::string_view text) { return markup_escape(text, false); }
+std::string xml_escape(std::string_view text) { return markup_escape(text, true); }
 
 }  // namespace syncscope

@@ -11,5 +11,8 @@ namespace syncscope {
 
 // &, <, >, " and ' as entities; each invalid UTF-8 sequence as U+FFFD.
 std::string html_escape(std::string_view text);
+// The same for XML (JUnit): control characters XML 1.0 forbids (all below
+// 0x20 but tab, newline and return) dropped as well.
+std::string xml_escape(std::string_view text);
 
 }  // namespace syncscope

@@ -5,36 +5,9 @@
 #include "policy/category_list.h"
 #include "report/category_help.h"
 #include "report/finding_text.h"
+#include "report/html_escape.h"
 
 namespace syncscope {
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline and return.
-        if (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 namespace {
 
 std::string findings_text(const ProcessReport& p, Category c, bool counted_only) {

@@ -9,7 +9,5 @@
 namespace syncscope {
 
 std::string findings_junit(const Report& report);
-// XML text with &, <, >, " and ' escaped and control characters dropped.
-std::string xml_escape(const std::string& text);
 
 }  // namespace syncscope

@@ -10,6 +10,7 @@
 
 #include "report/github_report.h"
 #include "report/json_report.h"
+#include "report/html_escape.h"
 #include "report/junit_report.h"
 #include "report/sarif_report.h"
 #include "report/text_report.h"
@@ -159,7 +160,7 @@ TEST(Formats, JunitIsWellFormedWithATestcasePerCategoryPerProcess) {
   long failures = std::count(names.begin(), names.end(), "failure");
   EXPECT_EQ(failures, 1);
   EXPECT_NE(xml.find("failures=\"" + std::to_string(failures) + "\" errors=\"0\">"), std::string::npos);
-  EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>\x01"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+  EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>\x01"), "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
 }
 
 TEST(Formats, GithubAnnotationsAreOneCommandPerLine) {

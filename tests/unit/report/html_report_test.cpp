@@ -116,6 +116,15 @@ TEST(HtmlEscape, EscapesMarkupAndReplacesBadUtf8) {
   EXPECT_EQ(html_escape("\xe2\x82"), "\xef\xbf\xbd\xef\xbf\xbd");                  // cut short
 }
 
+// JUnit's XML: the same, and the control characters XML 1.0 forbids dropped
+// (a JUnit file with \x01 or \xff in it is refused by CI servers' parsers).
+TEST(XmlEscape, EscapesMarkupReplacesBadUtf8AndDropsControls) {
+  EXPECT_EQ(xml_escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+  EXPECT_EQ(xml_escape("x\xffy"), "x\xef\xbf\xbdy");
+  EXPECT_EQ(xml_escape(std::string("t\x01\tn\n\x1b", 7)), "t\tn\n");
+  EXPECT_EQ(html_escape(std::string("\x01", 1)), std::string("\x01", 1)) << "HTML keeps them";
+}
+
 TEST(DeviceMemory, FollowsAllocationsFreesAndMappings) {
   ProcessTrace t;
   auto add = [&](ApiId api, uint64_t at, uint64_t bytes, uint64_t dst, bool failed = false) {
