@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -12,6 +14,7 @@
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "trace/recording_status.h"
+#include "trace/time_window.h"
 
 namespace syncscope {
 namespace {
@@ -41,7 +44,10 @@ ReportOutcome report_directory(const std::string& dir, const ReportSettings& set
   // With problems to tell, a directory without traces (or gone) is a report
   // saying so, not an error.
   const bool must_report = !problems.empty();
-  auto files = list_trace_files(dir);
+  // One trace file (syncscope.watch() reports its own process's) or a directory.
+  std::error_code file_error;
+  const bool one_file = std::filesystem::is_regular_file(dir, file_error);
+  auto files = one_file ? absl::StatusOr<std::vector<std::string>>(std::vector<std::string>{dir}) : list_trace_files(dir);
   if (!files.ok() && !must_report) {
     spdlog::error("{}", std::string(files.status().message()));
     outcome.error = 2;
@@ -61,6 +67,7 @@ ReportOutcome report_directory(const std::string& dir, const ReportSettings& set
       unreadable.emplace_back(trace.status().message());
       continue;
     }
+    if (settings.window) restrict_to_window(*trace, settings.window->first, settings.window->second);
     traces.push_back(std::move(*trace));
   }
   if (traces.empty() && !must_report) {
@@ -71,7 +78,8 @@ ReportOutcome report_directory(const std::string& dir, const ReportSettings& set
   }
   // Unseen processes: the report lists them like any other gap.
   for (const std::string& why : unreadable) add_problem(&problems, {0, kStatusTraceUnreadable, why});
-  return report_traces(traces, count_lines(dir + "/" + kProcessesWithoutCudaFile), std::move(problems), settings);
+  const size_t without_cuda = one_file ? 0 : count_lines(dir + "/" + kProcessesWithoutCudaFile);
+  return report_traces(traces, without_cuda, std::move(problems), settings);
 }
 
 ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t without_cuda,
@@ -108,12 +116,37 @@ namespace {
 // `report`'s options as typed.
 struct ReportCommandArgs {
   std::string dir;
+  std::string between;  // --between START_NS,END_NS
   ReportSettings settings;
   ReportArgs report;
 };
 
+// "START,END": two decimal nanosecond counts, START <= END.
+std::optional<std::pair<uint64_t, uint64_t>> parse_window(const std::string& text) {
+  const size_t comma = text.find(',');
+  if (comma == std::string::npos) return std::nullopt;
+  uint64_t start = 0, end = 0;
+  const char* first = text.data();
+  const char* middle = first + comma;
+  const char* last = first + text.size();
+  auto a = std::from_chars(first, middle, start);
+  auto b = std::from_chars(middle + 1, last, end);
+  if (a.ec != std::errc() || a.ptr != middle || b.ec != std::errc() || b.ptr != last || comma == 0 || start > end) {
+    return std::nullopt;
+  }
+  return std::make_pair(start, end);
+}
+
 int report_from_args(ReportCommandArgs& args) {
   if (!resolve_report_args(args.report, &args.settings)) return kUsageExitCode;
+  if (!args.between.empty()) {
+    args.settings.window = parse_window(args.between);
+    if (!args.settings.window) {
+      spdlog::error("--between takes START_NS,END_NS (CLOCK_MONOTONIC nanoseconds, START <= END), not {}",
+                    args.between);
+      return kUsageExitCode;
+    }
+  }
   ReportOutcome outcome = report_directory(args.dir, args.settings);
   return report_exit_status(outcome, args.settings);
 }
@@ -123,8 +156,11 @@ int report_from_args(ReportCommandArgs& args) {
 void add_report_command(CLI::App& app, SubcommandContext& context) {
   auto args = std::make_shared<ReportCommandArgs>();
   CLI::App* cmd = app.add_subcommand("report", "Print the report of a recorded trace directory");
-  cmd->add_option("dir", args->dir, "Trace directory")->required();
+  cmd->add_option("dir", args->dir, "Trace directory, or one trace file")->required();
   add_report_options(cmd, &args->settings, &args->report);
+  cmd->add_option("--between", args->between,
+                  "Report only what began between START_NS and END_NS (CLOCK_MONOTONIC nanoseconds, the trace "
+                  "clock): one block of a recording, as syncscope.watch() does");
   cmd->callback([args, &context] { context.exit_status = report_from_args(*args); });
 }
 

@@ -2,7 +2,10 @@
 // judged under the given policy. Also the last step of `syncscope run`.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/report_model.h"
@@ -16,6 +19,9 @@ struct ReportSettings {
   ReportOptions analysis;
   TextReportOptions display;
   std::vector<OutputFormat> formats = {{"text", ""}};
+  // `report --between START,END`: only what began in this window of the trace
+  // clock (CLOCK_MONOTONIC ns) is reported (trace/time_window.h).
+  std::optional<std::pair<uint64_t, uint64_t>> window;
 };
 
 struct ReportOutcome {
@@ -25,8 +31,8 @@ struct ReportOutcome {
   bool gate_blind = false;   // a gate was set and the recording is incomplete (Report::gate_blind)
 };
 
-// `problems`: what the launcher learnt about the recording (tools/
-// recorder_status.h). With any, the report is made even when the directory
+// `dir` is a directory of traces, or one trace file. `problems`: what the
+// launcher learnt about the recording (tools/recorder_status.h). With any, the report is made even when the directory
 // holds no trace or is gone: it then says what is missing. The problems are
 // logged (errors under a gate, else warnings) and in every format.
 ReportOutcome report_directory(const std::string& dir, const ReportSettings& settings,

@@ -322,6 +322,42 @@ TEST_F(Dump, DumpsTheVersion1Sample) {
   EXPECT_NE(text.out.find("optimizer-step"), std::string::npos) << text.out;
 }
 
+// `report --between START,END` on one trace file (syncscope.watch() under
+// `syncscope run`): only the calls that began in the window are reported,
+// from a trace still being written (no end record).
+TEST_F(Dump, ReportBetweenKeepsOnlyTheWindow) {
+  std::string file = write_trace(path("t"), 777, 40, /*end=*/false);
+  // write_trace's steps: launch 3000 + copy 2000 + sync 50000 ns, each call
+  // followed by 500 ns, from 2,000,000.
+  const uint64_t step = 3500 + 2500 + 50'500, first = 2'000'000;
+  auto syncs = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"report", file, "--format", "json=" + path("f.json"), "--warmup", "0",
+                                     "--warmup-steps", "0", "--include-warmup"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    json doc = json::parse(slurp(path("f.json")), nullptr, false);
+    EXPECT_FALSE(doc.is_discarded());
+    std::vector<uint64_t> counts;
+    if (doc.is_discarded() || doc["processes"].empty()) return counts;
+    for (const json& f : doc["processes"][0]["findings"]) {
+      if (f["category"] == "hidden-sync") counts.push_back(f["count"].get<uint64_t>());
+    }
+    return counts;
+  };
+  EXPECT_EQ(syncs({}), std::vector<uint64_t>{40}) << "the whole trace";
+  // Steps 10 to 19: from the start of step 10 to just before step 20.
+  std::string window = std::to_string(first + 10 * step) + "," + std::to_string(first + 20 * step - 1);
+  EXPECT_EQ(syncs({"--between", window}), std::vector<uint64_t>{10});
+  EXPECT_EQ(syncs({"--between", "0,1000"}), std::vector<uint64_t>{}) << "a window before everything";
+
+  for (const char* bad : {"5", "9,3", "a,b", ",7", "7,", "1,2,3"}) {
+    Result r = run({"report", file, "--between", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--between"), std::string::npos) << bad << ": " << r.err;
+  }
+}
+
 TEST_F(Dump, ReportsTheVersion1Sample) {
   Result r = run({"report", SYNCSCOPE_SOURCE_DIR "/tests/data/traces/v1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
