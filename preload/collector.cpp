@@ -71,6 +71,7 @@ std::atomic<State> g_state{State::kNotStarted};
 bool g_sessions = false;     // collector_use_sessions() was called
 std::mutex g_session_mutex;  // serialises session start/stop with the exit-time shutdown
 char g_trace_path[4200] = {};
+std::atomic<bool> g_trace_path_ready{false};  // g_trace_path is written whole (read by other threads)
 std::atomic<void (*)()> g_periodic{nullptr};
 uint64_t g_start_monotonic_ns = 0;
 uint64_t g_start_realtime_ns = 0;
@@ -229,7 +230,9 @@ bool start_collector() {
     stop_recording();
     return false;
   }
+  g_trace_path_ready.store(false, std::memory_order_release);
   std::snprintf(g_trace_path, sizeof(g_trace_path), "%s", c.writer.path().c_str());
+  g_trace_path_ready.store(true, std::memory_order_release);
   nvtx_forget_written();  // this file needs every range name
   gpu_timeline_start();  // before the first launch it should see
   // The collector must never receive the target's signals: block them all
@@ -319,7 +322,9 @@ bool collector_start_session(char* error, unsigned long error_size) {
 }
 
 bool collector_flush_now() {
-  if (g_state.load(std::memory_order_acquire) != State::kRunning || g_collector == nullptr) return false;
+  const State state = g_state.load(std::memory_order_acquire);
+  if (state == State::kNotStarted) return true;  // recording, but nothing recorded yet: nothing to flush
+  if (state != State::kRunning || g_collector == nullptr) return false;
   Collector& c = *g_collector;
   std::unique_lock<std::mutex> lock(c.mutex);
   uint64_t want = ++c.flush_requested;
@@ -340,7 +345,7 @@ unsigned long long collector_stop_session() {
   return c.events_written;
 }
 
-const char* collector_trace_path() { return g_trace_path; }
+const char* collector_trace_path() { return g_trace_path_ready.load(std::memory_order_acquire) ? g_trace_path : ""; }
 
 void collector_set_periodic(void (*task)()) { g_periodic.store(task, std::memory_order_release); }
 

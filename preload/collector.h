@@ -18,7 +18,9 @@ void collector_use_sessions();
 // events left in the rings from before are discarded. False (with a reason)
 // if the process is exiting or the trace cannot be created.
 bool collector_start_session(char* error, unsigned long error_size);
-// Waits until everything recorded so far is on disk (bounded: 5 s).
+// Waits until everything recorded so far is on disk (bounded: 5 s). True
+// at once when nothing was recorded yet (a process recording since it
+// started whose collector has not started).
 bool collector_flush_now();
 // Final drain, end record, close, join; then idle. Returns events written.
 unsigned long long collector_stop_session();

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,6 +24,8 @@ namespace syncscope::preload {
 namespace {
 
 int g_listen_fd = -1;
+pthread_t g_thread{};
+bool g_thread_running = false;  // started and not joined (changed only by start, stop and the fork child)
 
 // Reads one request line (without its newline) from `fd`; false on EOF or
 // error. Requests are short: anything longer than the protocol allows is
@@ -62,20 +65,6 @@ bool same_user(int fd) {
   return peer.uid == getuid() || peer.uid == geteuid();
 }
 
-control::Message handle(const control::Request& request) {
-  switch (request.command) {
-    case control::Command::kHello:
-      return session_describe();
-    case control::Command::kStart:
-      return session_start(request.output_dir, request.gpu_timeline, request.gpu_sampling);
-    case control::Command::kFlush:
-      return session_flush();
-    case control::Command::kStop:
-      return session_stop();
-  }
-  return control::error_reply("unknown command");
-}
-
 // Serves one client until it hangs up; a session it leaves running is stopped.
 void serve(int client) {
   std::string buffer, line, error;
@@ -86,7 +75,7 @@ void serve(int client) {
       reply(client, control::error_reply(error));
       continue;
     }
-    control::Message answer = handle(*request);
+    control::Message answer = session_handle(*request);
     if (request->command == control::Command::kStart && answer.word == control::kOk) started_here = true;
     if (request->command == control::Command::kStop) started_here = false;
     reply(client, answer);
@@ -103,7 +92,7 @@ void* control_main(void*) {
     int client = accept4(g_listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EBADF || errno == EINVAL) return nullptr;  // closed (fork child, shutdown)
+      if (errno == EBADF || errno == EINVAL) return nullptr;  // shut down (control_endpoint_stop) or closed
       usleep(100000);
       continue;
     }
@@ -150,7 +139,7 @@ void control_endpoint_start() {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t thread;
-  int rc = pthread_create(&thread, nullptr, control_main, nullptr);
+  int rc = pthread_create(&thread, nullptr, control_main, nullptr);  // joinable: control_endpoint_stop
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (rc != 0) {
     log_warning("dormant: cannot start the control thread (%s)", std::strerror(rc));
@@ -158,12 +147,38 @@ void control_endpoint_start() {
     g_listen_fd = -1;
     return;
   }
-  pthread_detach(thread);
+  g_thread = thread;
+  g_thread_running = true;
   pthread_setname_np(thread, "syncscope-ctl");
   log_debug("dormant: control endpoint @syncscope.%d", getpid());
 }
 
+bool control_endpoint_stop(int timeout_ms) {
+  if (!g_thread_running) return true;
+  // A shut-down listening socket fails the accept(2) the thread waits in
+  // (EINVAL), now and from then on: the thread returns.
+  shutdown(g_listen_fd, SHUT_RDWR);
+  timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += timeout_ms / 1000;
+  deadline.tv_nsec += static_cast<long>(timeout_ms % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  if (pthread_timedjoin_np(g_thread, nullptr, &deadline) != 0) {
+    log_warning("the control endpoint is serving a client; it closes when that client goes");
+    return false;  // the socket is shut down: the thread returns after its client, unjoined
+  }
+  g_thread_running = false;
+  close(g_listen_fd);
+  g_listen_fd = -1;
+  log_debug("control endpoint @syncscope.%d closed", getpid());
+  return true;
+}
+
 void control_endpoint_after_fork_child() {
+  g_thread_running = false;  // not in this process
   if (g_listen_fd >= 0) {
     close(g_listen_fd);
     g_listen_fd = -1;

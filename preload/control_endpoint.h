@@ -13,6 +13,11 @@ namespace syncscope::preload {
 // Binds the socket and starts the thread; a warning (not a failure of the
 // target) if either cannot be had.
 void control_endpoint_start();
+// Closes the socket and joins the thread (syncscope.watch() in a process
+// whose recorder Python loaded: no thread of the recorder may outlive a
+// watch). True when no endpoint is left; false when its thread, busy with a
+// client, did not end within `timeout_ms` (it ends when that client goes).
+bool control_endpoint_stop(int timeout_ms);
 // fork(2) child: the thread does not exist there; close the inherited socket.
 void control_endpoint_after_fork_child();
 

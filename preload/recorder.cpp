@@ -10,6 +10,7 @@
 #include "preload/load_mode.h"
 #include "preload/log.h"
 #include "preload/pinned_map.h"
+#include "preload/session.h"
 #include "preload/stack_capture.h"
 #include "preload/stack_table.h"
 #include "preload/status_report.h"
@@ -30,6 +31,7 @@ void on_fork_child() {
   status_after_fork_child();
   registry_reset_in_child();
   control_endpoint_after_fork_child();
+  session_after_fork_child();
   collector_after_fork_child();
 }
 

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +25,8 @@ namespace syncscope::preload {
 namespace {
 
 std::atomic<bool> g_active{false};
+// Serialises the requests: the endpoint's thread and in-process callers.
+std::mutex g_requests;
 
 bool object_loaded(const char* fragment) { return !loaded_object_path(fragment).empty(); }
 
@@ -85,16 +89,19 @@ void describe_session_in_trace(int redirected) {
 
 bool session_active() { return g_active.load(std::memory_order_acquire); }
 
-control::Message session_describe() {
+namespace {
+
+control::Message describe_locked() {
   control::HelloReply hello;
   hello.version = SYNCSCOPE_VERSION;
   hello.pid = getpid();
   hello.mode = attach_mode();
   hello.recording = recording();
+  if (hello.recording) hello.trace = collector_trace_path();
   return control::ok_reply(hello);
 }
 
-control::Message session_start(const std::string& output_dir, bool gpu_timeline, const std::string& gpu_sampling) {
+control::Message start_locked(const std::string& output_dir, bool gpu_timeline, const std::string& gpu_sampling) {
   if (session_active()) return control::error_reply("a session is already recording this process");
   if (recording()) return control::error_reply("this process is already recording (started without --dormant)");
   if (output_dir.empty() || output_dir[0] != '/') {
@@ -137,12 +144,14 @@ control::Message session_start(const std::string& output_dir, bool gpu_timeline,
   return control::ok_reply(control::StartReply{collector_trace_path(), static_cast<uint64_t>(redirected)});
 }
 
-control::Message session_flush() {
-  if (!session_active()) return control::error_reply("no session is recording");
+control::Message flush_locked() {
+  // Without a session, a process recording since it started has its
+  // recording flushed (syncscope.watch() under plain `syncscope run`).
+  if (!session_active() && !recording()) return control::error_reply("no session is recording");
   return collector_flush_now() ? control::ok_reply() : control::error_reply("the flush did not complete within 5 s");
 }
 
-control::Message session_stop() {
+control::Message stop_locked() {
   if (!session_active()) return control::error_reply("no session is recording");
   g_recording.store(false, std::memory_order_release);
   collector_set_periodic(nullptr);
@@ -155,6 +164,44 @@ control::Message session_stop() {
   return control::ok_reply(control::StopReply{events, static_cast<uint64_t>(restored.restored),
                                               static_cast<uint64_t>(restored.left),
                                               static_cast<uint64_t>(restored.gone)});
+}
+
+}  // namespace
+
+control::Message session_describe() {
+  std::lock_guard<std::mutex> lock(g_requests);
+  return describe_locked();
+}
+
+control::Message session_start(const std::string& output_dir, bool gpu_timeline, const std::string& gpu_sampling) {
+  std::lock_guard<std::mutex> lock(g_requests);
+  return start_locked(output_dir, gpu_timeline, gpu_sampling);
+}
+
+control::Message session_flush() {
+  std::lock_guard<std::mutex> lock(g_requests);
+  return flush_locked();
+}
+
+control::Message session_stop() {
+  std::lock_guard<std::mutex> lock(g_requests);
+  return stop_locked();
+}
+
+void session_after_fork_child() { new (&g_requests) std::mutex(); }
+
+control::Message session_handle(const control::Request& request) {
+  switch (request.command) {
+    case control::Command::kHello:
+      return session_describe();
+    case control::Command::kStart:
+      return session_start(request.output_dir, request.gpu_timeline, request.gpu_sampling);
+    case control::Command::kFlush:
+      return session_flush();
+    case control::Command::kStop:
+      return session_stop();
+  }
+  return control::error_reply("unknown command");
 }
 
 }  // namespace syncscope::preload

@@ -52,7 +52,8 @@ absl::StatusOr<ControlConnection> reach(const ProcessFacts& facts, const AttachO
     return absl::FailedPreconditionError(
         "process " + describe(facts) +
         " already has the recorder but no control endpoint: it was started with `syncscope run` without "
-        "--dormant, so it is being recorded already (its report comes when it exits)");
+        "--dormant, so it is being recorded already (its report comes when it exits), or it loaded the recorder "
+        "itself for syncscope.watch(), which records its blocks in-process");
   }
   if (!options.inject) {
     return absl::FailedPreconditionError("process " + describe(facts) +

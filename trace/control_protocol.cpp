@@ -273,7 +273,8 @@ Message ok_reply(const HelloReply& reply) {
       .set(kFieldProtocol, static_cast<uint64_t>(reply.protocol))
       .set(kFieldPid, static_cast<uint64_t>(reply.pid))
       .set(kFieldMode, reply.mode)
-      .set(kFieldState, reply.recording ? kStateRecording : kStateIdle);
+      .set(kFieldState, reply.recording ? kStateRecording : kStateIdle)
+      .set(kFieldTrace, reply.trace);
   return m;
 }
 
@@ -327,6 +328,8 @@ bool decode(const Message& ok, HelloReply* out) {
   out->pid = static_cast<long>(*pid);
   out->mode = *mode;
   out->recording = *state == kStateRecording;
+  const std::string* trace = ok.find(kFieldTrace);  // optional: older recorders do not send it
+  out->trace = trace != nullptr ? *trace : std::string();
   return true;
 }
 

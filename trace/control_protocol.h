@@ -87,6 +87,7 @@ struct HelloReply {
   long pid = 0;
   std::string mode;  // info_key::kAttachModeDormant or kAttachModeInjected
   bool recording = false;
+  std::string trace;  // the trace file being written now ("" when none; field added in version 1)
 };
 struct StartReply {
   std::string trace;        // the trace file this session writes

@@ -104,8 +104,9 @@ TEST(ControlReply, HelloRoundTrips) {
   hello.pid = 4321;
   hello.mode = info_key::kAttachModeInjected;
   hello.recording = true;
+  hello.trace = "/tmp/t/4321-1.sstrace";
   std::string line = encode(ok_reply(hello));
-  EXPECT_EQ(line, "ok syncscope=0.1.0 protocol=1 pid=4321 mode=injected state=recording");
+  EXPECT_EQ(line, "ok syncscope=0.1.0 protocol=1 pid=4321 mode=injected state=recording trace=/tmp/t/4321-1.sstrace");
   std::optional<Reply> reply = parse_reply(line);
   ASSERT_TRUE(reply.has_value());
   ASSERT_TRUE(reply->ok);
@@ -116,6 +117,10 @@ TEST(ControlReply, HelloRoundTrips) {
   EXPECT_EQ(back.pid, 4321);
   EXPECT_EQ(back.mode, "injected");
   EXPECT_TRUE(back.recording);
+  EXPECT_EQ(back.trace, "/tmp/t/4321-1.sstrace");
+  // Idle, nothing written yet: the field is there, empty.
+  EXPECT_EQ(encode(ok_reply(HelloReply{"0.1.0", kProtocolVersion, 1, "dormant", false, ""})),
+            "ok syncscope=0.1.0 protocol=1 pid=1 mode=dormant state=idle trace=\"\"");
 }
 
 TEST(ControlReply, HelloOfAnotherVersionIsReadAsSent) {
@@ -123,6 +128,7 @@ TEST(ControlReply, HelloOfAnotherVersionIsReadAsSent) {
   ASSERT_TRUE(decode(parsed("ok syncscope=9.0 protocol=7 pid=1 mode=dormant state=idle extra=1"), &back));
   EXPECT_EQ(back.protocol, 7);
   EXPECT_FALSE(back.recording);
+  EXPECT_EQ(back.trace, "") << "a recorder older than the trace field";
   EXPECT_FALSE(decode(parsed("ok syncscope=9.0 pid=1 mode=dormant state=idle"), &back)) << "no protocol";
   EXPECT_FALSE(decode(parsed("ok syncscope=9.0 protocol=1 pid=1 mode=dormant state=asleep"), &back));
   // The unversioned recorder's hello is not the format at all.
