@@ -17,17 +17,20 @@ no hidden syncs, and a pytest plugin that does so per test (docs/python.md).
 The recorder (libsyncscope.so) is loaded into this process the first time it
 is needed, the way `syncscope attach` loads it into another: its hooks go
 into the import slots of the libraries already loaded (PyTorch's), a session
-records into a temporary directory, and stopping it puts every slot back.
-Under `syncscope run --dormant` the recorder is already there and is used as
-is. A process recorded whole by plain `syncscope run` cannot also watch a
-block: watch() says so.
+records into a temporary directory, and stopping it puts every slot back and
+ends the recorder's threads. Under `syncscope run --dormant` the recorder is
+already there and is used as is. A watch inside another watch, or in a
+process recorded whole by plain `syncscope run`, reports the stretch of that
+recording its block spans (docs/python.md).
 """
 import ctypes
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 
 from . import _control, _native
@@ -87,34 +90,70 @@ class SyncsFound(AssertionError):
         super().__init__("\n".join(lines))
 
 
-def _recorder_loaded():
+_lock = threading.Lock()  # guards _recorder and _session; never held while a report is made
+_recorder = None  # this process's recorder (_control.InProcess), once reached
+_session = None  # the session this process's watches started, while it records
+_step_marker = None
+
+
+def _loaded_recorder_path():
+    """The file of the libsyncscope.so mapped into this process, or None."""
     try:
         with open("/proc/self/maps") as maps:
-            return any(line.rstrip().endswith("/libsyncscope.so") for line in maps)
+            for line in maps:
+                fields = line.rstrip("\n").split(None, 5)
+                path = fields[5] if len(fields) == 6 else ""
+                if path.endswith(" (deleted)"):  # replaced on disk since: found by its name among those loaded
+                    path = path[:-len(" (deleted)")]
+                if os.path.basename(path) == "libsyncscope.so":
+                    return path
     except OSError:
-        return False
+        pass
+    return None
 
 
-def _connect(timeout_s=5.0):
-    """Connects to this process's recorder, loading it first when absent."""
-    if not _recorder_loaded():
-        try:
-            ctypes.CDLL(_native.preload_library(), mode=ctypes.RTLD_GLOBAL)
-        except OSError as e:
-            raise SyncscopeError("cannot load the recorder: %s" % e) from None
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            return _control.Connection()
-        except OSError as e:  # the endpoint thread is starting
-            if time.monotonic() > deadline:
-                raise SyncscopeError(
-                    "the recorder in this process does not answer (%s): is it recorded whole by `syncscope run`? "
-                    "use `syncscope run --dormant`, or no launcher" % e) from None
-            time.sleep(0.02)
+def _recorder_here():
+    """This process's recorder, loaded first when absent. Called with _lock held.
+
+    Loaded here, its control endpoint (for `syncscope attach`) is closed at
+    once and its thread joined: the watches drive it through
+    `syncscope_control`, and between them no thread of the recorder is left.
+    Already there (`syncscope run`, `--dormant`, attached), that very library
+    is used (the path it was loaded from: never a second copy)."""
+    global _recorder
+    if _recorder is not None and _recorder.pid == os.getpid():
+        return _recorder
+    path = _loaded_recorder_path()
+    loaded_here = path is None
+    try:
+        if loaded_here:
+            library = ctypes.CDLL(_native.preload_library(), mode=ctypes.RTLD_GLOBAL)
+        else:
+            library = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+    except OSError as e:
+        raise SyncscopeError("cannot load the recorder: %s" % e) from None
+    try:
+        recorder = _control.InProcess(library)
+    except AttributeError:
+        raise SyncscopeError("the recorder in this process (%s) predates this syncscope package: it cannot be "
+                             "driven in-process; record with the same syncscope as the package" % path) from None
+    if loaded_here:
+        recorder.close_endpoint()
+    _recorder = recorder
+    return recorder
 
 
-_step_marker = None
+def _report_environment():
+    """The environment of the `syncscope report` a watch runs: not recorded
+    itself (under `syncscope run` this process's LD_PRELOAD names the recorder)."""
+    env = dict(os.environ)
+    kept = [p for p in re.split(r"[: ]", env.get("LD_PRELOAD", "")) if p and os.path.basename(p) != "libsyncscope.so"]
+    if kept:
+        env["LD_PRELOAD"] = ":".join(kept)
+    else:
+        env.pop("LD_PRELOAD", None)
+    env["SYNCSCOPE_DISABLE"] = "1"
+    return env
 
 
 def step():
@@ -123,61 +162,159 @@ def step():
     torch.optim. Does nothing when the recorder is not loaded."""
     global _step_marker
     if _step_marker is None:
-        if not _recorder_loaded():
+        path = _loaded_recorder_path()
+        if path is None:
             return
         # PyDLL: called with the GIL held, so the marker carries this line.
-        _step_marker = ctypes.PyDLL(_native.preload_library()).syncscope_optimizer_step
+        _step_marker = ctypes.PyDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY).syncscope_optimizer_step
     _step_marker()
 
 
+class _Session:
+    """A session that watches of this process started: it records while any
+    watch using it is open (the outermost, those nested in it, those of other
+    threads meanwhile) and stops with the last."""
+
+    def __init__(self, directory, trace, temporary):
+        self.dir = directory
+        self.trace = trace
+        self.temporary = temporary  # the directory is removed with the session
+        self.pid = os.getpid()
+        self.users = 1
+        self.stopped = None  # the stop reply, once stopped
+
+
+def _stop_session(recorder, session):
+    """Stops `session` (with _lock held): the final flush, the import slots put
+    back, the collector thread joined."""
+    global _session
+    if _session is session:
+        _session = None
+    try:
+        session.stopped = recorder.request("stop")
+    except _control.ControlError as e:
+        session.stopped = {}
+        raise SyncscopeError("cannot stop recording: %s" % e) from None
+    return session.stopped
+
+
 class Watch:
-    """Records the calls made inside a `with` block (every thread's)."""
+    """Records the calls made inside a `with` block (every thread's).
+
+    The first watch of a process that is not being recorded starts a session
+    and the last one open stops it; a watch that finds the process recorded
+    already (an enclosing watch, plain `syncscope run`, `syncscope attach`)
+    marks its block's start and end on the trace clock, has the recorder
+    flush, and reports that stretch of the trace (`syncscope report
+    --between`)."""
 
     def __init__(self, gpu_timeline=False, keep=None, report_args=()):
-        self.gpu_timeline = gpu_timeline
-        self.keep = keep  # a directory to keep the trace in; None: a temporary one, removed
+        self.gpu_timeline = gpu_timeline  # a session's only: a watch inside a recording has that recording's
+        self.keep = keep  # a directory to keep the trace (or, inside a recording, the findings) in
         self.report_args = list(report_args)
         self.findings = []
         self.json = None
         self.gate_failed = False
         self.slots_restored = self.slots_left = 0
-        self._dir = None
-        self._connection = None
+        self.window = None  # (start_ns, end_ns) of the block, on the trace clock (CLOCK_MONOTONIC)
+        self._session = None  # the _Session this watch uses, if any
+        self._started = False  # this watch started it
+        self._trace = None  # inside a recording not of a watch: its trace file at the start
 
     def __enter__(self):
-        self._dir = self.keep or tempfile.mkdtemp(prefix="syncscope-watch-")
-        os.makedirs(self._dir, exist_ok=True)
-        self._connection = _connect()
-        fields = {"dir": os.path.abspath(self._dir)}
+        global _session
+        with _lock:
+            recorder = _recorder_here()
+            if _session is not None and (_session.pid != os.getpid() or _session.stopped is not None):
+                _session = None  # a parent process's, inherited through fork
+            if _session is not None:
+                _session.users += 1  # nested (or on another thread): a stretch of that session
+                self._session = _session
+            else:
+                try:
+                    hello = recorder.request("hello")
+                except _control.ControlError as e:
+                    raise SyncscopeError("the recorder does not answer: %s" % e) from None
+                if hello.get("state") == "recording":
+                    self._trace = hello.get("trace", "")  # the whole run's, or attach's
+                else:
+                    _session = self._session = self._start_session(recorder)
+                    self._started = True
+            start_ns = time.monotonic_ns()
+        self.window = (start_ns, None)
+        return self
+
+    def _start_session(self, recorder):
+        directory = self.keep or tempfile.mkdtemp(prefix="syncscope-watch-")
+        os.makedirs(directory, exist_ok=True)
+        fields = {"dir": os.path.abspath(directory)}
         if self.gpu_timeline:
             fields["gpu_timeline"] = "1"
         try:
-            self._connection.request("start", **fields)
+            started = recorder.request("start", **fields)
         except _control.ControlError as e:
-            self._connection.close()
+            if self.keep is None:
+                shutil.rmtree(directory, ignore_errors=True)
             raise SyncscopeError("cannot start recording: %s" % e) from None
-        return self
+        return _Session(directory, started.get("trace", ""), temporary=self.keep is None)
 
     def __exit__(self, *exc):
+        end_ns = time.monotonic_ns()
+        self.window = (self.window[0], end_ns)
+        session, whole, trace = self._session, False, None
+        recorder = out_dir = None
         try:
-            stopped = self._connection.request("stop")
-            self.slots_restored = int(stopped.get("restored", 0))  # import slots put back (loaded late)
-            self.slots_left = int(stopped.get("left", 0))  # changed by someone else meanwhile: left as found
+            with _lock:
+                recorder = _recorder
+                if session is not None and self._started and session.users == 1:
+                    # The session is this block: stop it, report all of it.
+                    self._note_stop(_stop_session(recorder, session))
+                    whole = True
+                else:
+                    try:
+                        recorder.request("flush")
+                        trace = session.trace if session is not None else recorder.request("hello").get("trace", "")
+                    except _control.ControlError as e:
+                        raise SyncscopeError("cannot read the recording: %s" % e) from None
+            if whole:
+                self._analyse(session.dir, None, session.dir)
+            elif trace:
+                out_dir = self.keep or tempfile.mkdtemp(prefix="syncscope-watch-")
+                os.makedirs(out_dir, exist_ok=True)
+                self._analyse(trace, self.window, out_dir)
+            else:  # recorded whole, and no CUDA call was ever made: no trace yet
+                self.json = {"processes": []}
         finally:
-            self._connection.close()
-        try:
-            self._analyse()
-        finally:
-            if self.keep is None:
-                shutil.rmtree(self._dir, ignore_errors=True)
+            if out_dir is not None and self.keep is None:
+                shutil.rmtree(out_dir, ignore_errors=True)
+            if session is not None:
+                with _lock:
+                    session.users -= 1
+                    last = session.users == 0
+                    if last and session.stopped is None:  # the watch that started it ended first
+                        try:
+                            self._note_stop(_stop_session(recorder, session))
+                        except SyncscopeError:
+                            pass
+                if last and session.temporary:
+                    shutil.rmtree(session.dir, ignore_errors=True)
         return False
 
-    def _analyse(self):
-        out = os.path.join(self._dir, "findings.json")
+    def _note_stop(self, stopped):
+        self.slots_restored = int(stopped.get("restored", 0))  # import slots put back (loaded late)
+        self.slots_left = int(stopped.get("left", 0))  # changed by someone else meanwhile: left as found
+
+    def _analyse(self, trace, window, out_dir):
+        out = os.path.join(out_dir, "findings.json")
         # The block is all there is to it: no warm-up, every phase counts.
-        cmd = [_native.command(), "report", self._dir, "--format", "json=" + out, "--warmup", "0",
-               "--warmup-steps", "0", "--include-warmup", "--no-default-suppressions"] + self.report_args
-        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cmd = [_native.command(), "report", trace, "--format", "json=" + out, "--warmup", "0", "--warmup-steps", "0",
+               "--include-warmup", "--no-default-suppressions"] + self.report_args
+        if window is not None:
+            cmd += ["--between", "%d,%d" % window]
+        if os.path.exists(out):
+            os.unlink(out)
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env=_report_environment())
         if not os.path.exists(out):
             raise SyncscopeError("the report could not be made (exit %d): %s" % (proc.returncode, proc.stderr.strip()))
         with open(out) as f:

@@ -1,13 +1,16 @@
-"""The recorder's control protocol (docs/control-protocol.md), spoken to this
-very process: one line per request, one per reply, logfmt fields, over the
-abstract Unix socket "syncscope.<pid>". A session belongs to the connection
-that started it, so a Connection stays open for the whole watch.
+"""The recorder's control protocol (docs/control-protocol.md), spoken to the
+recorder in this very process: one request line, one reply line, logfmt
+fields. The lines go through the library's exported `syncscope_control`
+(preload/in_process.cpp), called with ctypes, not through its socket: a
+process whose recorder Python loaded closes the socket's thread at once
+(`close_endpoint`), so that no thread of the recorder outlives a watch.
 """
+import ctypes
 import os
 import re
-import socket
 
 _FIELD = re.compile(r'([A-Za-z0-9_.-]+)=("(?:[^"\\]|\\.)*"|\S*)')
+_REPLY_ROOM = 16384  # more than any reply (paths are at most 4 KiB)
 
 
 def _quote(value):
@@ -41,33 +44,47 @@ def _unquote(value):
     return "".join(out)
 
 
+def format_request(word, **fields):
+    return " ".join([word] + ["%s=%s" % (k, _quote(v)) for k, v in fields.items()])
+
+
+def parse_reply(text):
+    """The fields of an `ok` reply; ControlError with the reason otherwise."""
+    word = text.split(" ", 1)[0]
+    values = {k: _unquote(v) for k, v in _FIELD.findall(text[len(word):])}
+    if word != "ok":
+        raise ControlError(values.get("reason", text))
+    return values
+
+
 class ControlError(RuntimeError):
     pass
 
 
-class Connection:
-    def __init__(self, pid=None, timeout=15.0):
-        self.pid = pid or os.getpid()
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect("\0syncscope.%d" % self.pid)
-        self.buffer = b""
+class InProcess:
+    """The recorder loaded in this process (a ctypes.CDLL of libsyncscope.so).
+    AttributeError when that library predates the in-process entry points."""
+
+    def __init__(self, library):
+        self.pid = os.getpid()
+        self._control = library.syncscope_control
+        self._control.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong]
+        self._control.restype = ctypes.c_int
+        self._close_endpoint = library.syncscope_control_endpoint_stop
+        self._close_endpoint.argtypes = []
+        self._close_endpoint.restype = ctypes.c_int
 
     def request(self, word, **fields):
-        line = " ".join([word] + ["%s=%s" % (k, _quote(v)) for k, v in fields.items()])
-        self.sock.sendall(line.encode() + b"\n")
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ControlError("the recorder closed the connection")
-            self.buffer += chunk
-        reply, self.buffer = self.buffer.split(b"\n", 1)
-        text = reply.decode(errors="replace")
-        word_out = text.split(" ", 1)[0]
-        values = {k: _unquote(v) for k, v in _FIELD.findall(text[len(word_out):])}
-        if word_out != "ok":
-            raise ControlError(values.get("reason", text))
-        return values
+        # A CDLL function: the GIL is released while the recorder works (a
+        # flush waits for its collector thread, which may need it).
+        buffer = ctypes.create_string_buffer(_REPLY_ROOM)
+        length = self._control(format_request(word, **fields).encode(), buffer, len(buffer))
+        if length >= len(buffer):
+            raise ControlError("the recorder's reply to %s is too long (%d bytes)" % (word, length))
+        return parse_reply(buffer.value.decode(errors="replace"))
 
-    def close(self):
-        self.sock.close()
+    def close_endpoint(self):
+        """Closes the control socket and joins its thread; False when its
+        thread is serving a client (`syncscope attach`) and stays until that
+        client goes."""
+        return bool(self._close_endpoint())

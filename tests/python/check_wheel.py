@@ -3,8 +3,12 @@
 (scripts/build-wheel.sh), installs it with `pip install --no-deps --no-index`
 into a fresh venv (Debian's python3-venv; --system-site-packages so Debian's
 pytest is there), then from that install: the console script and `python -m
-syncscope`, `syncscope run` on a script, the in-process API (api_cases.py)
-and the pytest plugin (plugin_cases.py: which tests fail, and with what).
+syncscope`, `syncscope run` on a script, the in-process API (api_cases.py:
+in a plain process, where watch() loads the recorder and must leave no
+thread of it behind; under plain `syncscope run`, where each watch reports
+its stretch of the run's trace; under `syncscope run --dormant`) and the pytest plugin
+(plugin_cases.py: which tests fail, and with what; plain and under
+`syncscope run`).
 
     tests/python/check_wheel.py BUILD_DIR FAKECUDA_DIR WORK_DIR
 """
@@ -61,22 +65,54 @@ p = run([os.path.join(venv, "bin", "syncscope"), "run", "-o", os.path.join(work,
 check("syncscope run from the wheel finds the line", p.returncode == 3 and "fake_training.py:35" in p.stdout,
       "exit %d" % p.returncode)
 
-p = run([vpython, os.path.join(here, "api_cases.py")], env=env, cwd=work)
-lines = [l for l in p.stdout.splitlines() if l.startswith(("PASS", "FAIL"))]
-check("the API cases ran", p.returncode == 0 and len(lines) == 7, p.stderr[-800:])
-for l in lines:
-    check("api: " + l.split(" ", 1)[1][:150], l.startswith("PASS"))
 
-p = run([vpython, "-m", "pytest", "-q", "-rfE", "--junitxml", os.path.join(work, "junit.xml"), "-p", "no:cacheprovider",
-         os.path.join(here, "plugin_cases.py")], env=env, cwd=work)
-out = p.stdout + p.stderr
-failed = set(re.findall(r"FAILED \S*::(\w+)", out))
-check("the plugin fails the marked .item() test and the test that fails on its own, only those",
-      failed == {"test_marked_item_fails", "test_marked_own_failure_is_reported_as_its_own"}, sorted(failed))
-check("the failure names the line and its count",
-      re.search(r"fake_training\.py:35: cudaMemcpyAsync\(D2H\)\+cudaStreamSynchronize, 5 calls", out) is not None,
-      out[-1500:] if failures else "")
-check("a test's own failure stays its own", "the test's own failure" in out)
+def api_cases(name, cmd):
+    p = run(cmd, env=env, cwd=work)
+    lines = [l for l in p.stdout.splitlines() if l.startswith(("PASS", "FAIL"))]
+    done = re.search(r"^DONE (\d+)$", p.stdout, re.M)
+    check("the API cases ran (%s)" % name, p.returncode == 0 and done is not None and int(done.group(1)) == len(lines)
+          and len(lines) >= 10, (p.returncode, len(lines), p.stderr[-800:]))
+    for l in lines:
+        check("api (%s): %s" % (name, l.split(" ", 1)[1][:150]), l.startswith("PASS"))
+    return p
+
+
+api_cases("plain process", [vpython, os.path.join(here, "api_cases.py"), "plain"])
+p = api_cases("under syncscope run", [os.path.join(venv, "bin", "syncscope"), "run", "-o", os.path.join(work, "t-api"),
+                                      "--", vpython, os.path.join(here, "api_cases.py"), "run"])
+check("under syncscope run the run's own report still has the whole run", "fake_training.py:35" in p.stdout,
+      p.stdout[-800:])
+api_cases("under syncscope run --dormant", [os.path.join(venv, "bin", "syncscope"), "run", "--dormant", "-o",
+                                            os.path.join(work, "t-dormant"), "--", vpython,
+                                            os.path.join(here, "api_cases.py"), "dormant"])
+
+
+def plugin_run(prefix, name):
+    p = run(prefix + [vpython, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
+                      os.path.join(here, "plugin_cases.py")], env=env, cwd=work)
+    out = p.stdout + p.stderr
+    failed = set(re.findall(r"FAILED \S*::(\w+)", out))
+    check("the plugin fails the marked .item() tests and the test that fails on its own, only those (%s)" % name,
+          failed == {"test_marked_item_fails", "test_marked_own_failure_is_reported_as_its_own",
+                     "test_marked_item_around_a_watch_fails"}, sorted(failed))
+    check("the failure names the line and its count (%s)" % name,
+          re.search(r"fake_training\.py:35: cudaMemcpyAsync\(D2H\)\+cudaStreamSynchronize, 5 calls", out) is not None,
+          out[-1500:] if failures else "")
+    # Its message: the inner block's 2 calls and the 1 after it (two sites:
+    # the same line reached from two lines of the test).
+    section = re.search(r"_+ test_marked_item_around_a_watch_fails _+\n(.*?)(?=\n_{3,} |\n={3,} )", out, re.S)
+    section = section.group(1) if section else ""
+    check("a marked test with a watch inside: the test's block holds the inner's calls (%s)" % name,
+          "2 findings of hidden-sync" in section and
+          re.search(r"fake_training\.py:35: cudaMemcpyAsync\(D2H\)\+cudaStreamSynchronize, 2 calls", section) and
+          re.search(r"fake_training\.py:35: cudaMemcpyAsync\(D2H\)\+cudaStreamSynchronize, 1 call\b", section),
+          section[-1200:] if failures else "")
+    check("a test's own failure stays its own (%s)" % name, "the test's own failure" in out)
+
+
+plugin_run([], "plain process")
+plugin_run([os.path.join(venv, "bin", "syncscope"), "run", "--no-report", "-o", os.path.join(work, "t-plugin"), "--"],
+           "under syncscope run")
 
 p = run([vpython, "-m", "pytest", "-q", "--syncscope", "-p", "no:cacheprovider", "-k", "unmarked",
          os.path.join(here, "plugin_cases.py")], env=env, cwd=work)

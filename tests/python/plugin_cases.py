@@ -3,6 +3,7 @@ name says what the plugin must make of it (fake runtime, fake_training.py)."""
 import pytest
 
 import fake_training
+import syncscope
 
 
 @pytest.mark.syncscope(fail_on="hidden-sync")
@@ -37,3 +38,21 @@ def test_unmarked_item_passes():
 def test_marked_own_failure_is_reported_as_its_own():
     fake_training.step()
     assert False, "the test's own failure"
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync")
+def test_marked_item_around_a_watch_fails():
+    # The test's block holds the inner watch's: 2 + 1 calls (two sites: two lines here).
+    with syncscope.watch() as inner:
+        for _ in range(2):
+            fake_training.step()
+    assert [f.count for f in inner.findings if f.category == "hidden-sync"] == [2]
+    fake_training.step()
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync", budget="hidden-sync=10")
+def test_marked_with_a_clean_watch_inside_passes():
+    with syncscope.watch() as inner:
+        fake_training.step(read_back=False)
+    assert not [f for f in inner.findings if f.category == "hidden-sync"]
+    fake_training.step()
