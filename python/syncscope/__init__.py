@@ -249,7 +249,8 @@ class Watch:
         os.makedirs(directory, exist_ok=True)
         fields = {"dir": os.path.abspath(directory)}
         if self.gpu_timeline:
-            fields["gpu_timeline"] = "1"
+            # The whole block, not the default sampling windows (an older recorder ignores the field).
+            fields.update(gpu_timeline="1", gpu_sampling="full")
         try:
             started = recorder.request("start", **fields)
         except _control.ControlError as e:

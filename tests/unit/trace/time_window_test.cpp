@@ -52,6 +52,7 @@ TEST(TimeWindow, KeepsWhatBeganInsideAndTheGpuWorkOfIt) {
                     work(260, 4)};  // began after, but its call is inside: kept
   t.gpu_api = {api_record(90), api_record(100), api_record(201)};
   t.stacks[3] = {0x1000};
+  t.gpu_windows = {{0, 50}, {300, 400}};  // sampled: neither covers the stretch
   t.events_dropped = 7;
 
   restrict_to_window(t, 100, 200);
@@ -70,6 +71,7 @@ TEST(TimeWindow, KeepsWhatBeganInsideAndTheGpuWorkOfIt) {
   ASSERT_EQ(t.gpu_api.size(), 1u);
   EXPECT_EQ(t.gpu_api[0].start_ns, 100u);
   EXPECT_EQ(t.stacks.size(), 1u) << "stacks stay whole";
+  EXPECT_EQ(t.gpu_windows.size(), 2u) << "no window left would read as a full timeline";
   EXPECT_EQ(t.events_dropped, 7u) << "drop counts are the whole trace's";
 }
 
