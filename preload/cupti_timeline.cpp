@@ -599,6 +599,61 @@ bool start_locked(Control& c, std::string* why, bool* warn) {
 
 std::once_flag g_atfork_once;
 
+// CUPTI started on a thread with no CUDA context current, after the
+// process's contexts were made (an attach session, a watch), recorded no
+// GPU work on an H100. The thread that starts it borrows the device's
+// primary context while it does, when that context already exists (never
+// creating one: that would take GPU memory the program did not ask for).
+// SYNCSCOPE_GPU_TIMELINE_BORROW_CONTEXT=0 turns this off.
+class BorrowedContext {
+ public:
+  BorrowedContext() {
+    const char* v = std::getenv("SYNCSCOPE_GPU_TIMELINE_BORROW_CONTEXT");
+    if (v != nullptr && std::strcmp(v, "0") == 0) return;
+    using GetCurrent = int (*)(void**);
+    using GetState = int (*)(int, unsigned*, int*);
+    using Retain = int (*)(void**, int);
+    using SetCurrent = int (*)(void*);
+    auto get_current = reinterpret_cast<GetCurrent>(find_real_function(RealLibrary::kCudaDriver, "cuCtxGetCurrent"));
+    auto get_state =
+        reinterpret_cast<GetState>(find_real_function(RealLibrary::kCudaDriver, "cuDevicePrimaryCtxGetState"));
+    auto retain = reinterpret_cast<Retain>(find_real_function(RealLibrary::kCudaDriver, "cuDevicePrimaryCtxRetain"));
+    release_ = reinterpret_cast<Release>(find_real_function(RealLibrary::kCudaDriver, "cuDevicePrimaryCtxRelease"));
+    set_current_ = reinterpret_cast<SetCurrent>(find_real_function(RealLibrary::kCudaDriver, "cuCtxSetCurrent"));
+    if (!get_current || !get_state || !retain || !release_ || !set_current_) return;
+    void* current = nullptr;
+    if (get_current(&current) != 0 || current != nullptr) return;  // the driver not initialised, or one is current
+    for (int device = 0; device < 16; ++device) {
+      unsigned flags = 0;
+      int active = 0;
+      if (get_state(device, &flags, &active) != 0) break;  // no such device
+      if (!active) continue;
+      void* context = nullptr;
+      if (retain(&context, device) != 0) continue;
+      if (set_current_(context) != 0) {
+        release_(device);
+        continue;
+      }
+      device_ = device;
+      log_debug("GPU timeline: starting CUPTI with device %d's primary context current", device);
+      return;
+    }
+  }
+  ~BorrowedContext() {
+    if (device_ < 0) return;
+    set_current_(nullptr);
+    release_(device_);
+  }
+  BorrowedContext(const BorrowedContext&) = delete;
+  BorrowedContext& operator=(const BorrowedContext&) = delete;
+
+ private:
+  using Release = int (*)(int);
+  Release release_ = nullptr;
+  int (*set_current_)(void*) = nullptr;
+  int device_ = -1;
+};
+
 }  // namespace
 
 void gpu_timeline_start() {
@@ -624,6 +679,7 @@ void gpu_timeline_start() {
   std::lock_guard<std::mutex> lock(c.mutex);
   if (c.active) return;
   InHookScope quiet;  // CUPTI's own CUDA calls must never be recorded
+  BorrowedContext borrowed;
   std::string why;
   bool warn = false;
   if (!start_locked(c, &why, &warn)) turn_off(why, warn);

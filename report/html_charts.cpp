@@ -105,7 +105,9 @@ std::string step_line_svg(const std::vector<LinePoint>& points, double x_end, co
     out += "<line class=\"grid\" x1=\"" + num(kAxis) + "\" x2=\"" + num(kAxis + plot_w) + "\" y1=\"" +
            num(y_of(level)) + "\" y2=\"" + num(y_of(level)) + "\"/>";
   }
-  out += text_at(kAxis - 4, y_of(top) + 4, y_top_label, "end");
+  // Inside the plot, under its top line: a label as wide as "722.25 MiB"
+  // would run off the narrow axis to the left (it read "25 MiB").
+  out += text_at(kAxis + 4, y_of(top) + 14, y_top_label);
   out += text_at(kAxis - 4, y_of(0) + 4, "0", "end");
   std::string path;
   double y = 0;

@@ -56,7 +56,14 @@ fi
 [[ -n $wheel ]] && pass "the wheel: $(basename "$wheel")" || { fail "no wheel in $bundle, none made from it"; finish; }
 venv=$out/venv
 rm -rf "$venv"
+# The machine's python3 may itself be a venv (torch in /opt/torch/.venv):
+# --system-site-packages then reaches the base interpreter's packages, not
+# torch, so a .pth file adds that venv's site-packages after the new one's.
+parent_sites() {
+  python3 -c 'import site, sys; print("\n".join(site.getsitepackages()) if sys.prefix != sys.base_prefix else "")'
+}
 if python3 -m venv --system-site-packages "$venv" >"$out/venv.log" 2>&1 &&
+  parent_sites >"$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine_env.pth" &&
   "$venv/bin/python" -m pip install --no-deps --no-index -q "$wheel" >>"$out/venv.log" 2>&1; then
   pass "pip install --no-deps into a venv with the system's torch"
 else
@@ -123,8 +130,10 @@ def check(name, ok, detail=""):
     print("%s  c. %s  %s" % ("PASS" if ok else "FAIL", name, detail))
 hits = [f for f in r["findings"] if f["category"] == "hidden-sync" and (f["file"] or "").endswith("train_item.py")
         and f["line"] == line]
+# The line's calls may be split by phase (the first step's call is warm-up
+# to the segmentation): 20 in all.
 check("watch() in a plain process finds train_item.py:%d, 20 calls" % line, not r["mapped_before"] and
-      len(hits) == 1 and hits[0]["count"] == 20, r["findings"])
+      bool(hits) and sum(f["count"] for f in hits) == 20, hits)
 check("import slots put back", r["slots_restored"] > 0 and r["slots_left"] == 0 and r["second_slots_restored"] > 0,
       (r["slots_restored"], r["slots_left"], r["second_slots_restored"]))
 recorder = lambda names: [n for n in names if n.startswith("syncscope")]
