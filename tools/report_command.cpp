@@ -40,29 +40,40 @@ void log_problems(const Report& report) {
 
 ReportOutcome report_directory(const std::string& dir, const ReportSettings& settings,
                                std::vector<RecordingProblem> problems) {
+  return report_directories({dir}, settings, std::move(problems));
+}
+
+ReportOutcome report_directories(const std::vector<std::string>& dirs, const ReportSettings& settings,
+                                 std::vector<RecordingProblem> problems) {
   ReportOutcome outcome;
   // With problems to tell, a directory without traces (or gone) is a report
   // saying so, not an error.
   const bool must_report = !problems.empty();
-  // One trace file (syncscope.watch() reports its own process's) or a directory.
-  std::error_code file_error;
-  const bool one_file = std::filesystem::is_regular_file(dir, file_error);
-  auto files = one_file ? absl::StatusOr<std::vector<std::string>>(std::vector<std::string>{dir}) : list_trace_files(dir);
-  if (!files.ok() && !must_report) {
-    spdlog::error("{}", std::string(files.status().message()));
-    outcome.error = 2;
-    return outcome;
-  }
-  if (files.ok() && files->empty() && !must_report) {
-    spdlog::error("no syncscope traces (*.sstrace) in {}", dir);
-    outcome.error = 2;
-    return outcome;
+  std::vector<std::string> files;
+  size_t without_cuda = 0;
+  for (const std::string& dir : dirs) {
+    // One trace file (syncscope.watch() reports its own process's) or a directory.
+    std::error_code file_error;
+    const bool one_file = std::filesystem::is_regular_file(dir, file_error);
+    auto listed = one_file ? absl::StatusOr<std::vector<std::string>>(std::vector<std::string>{dir})
+                           : list_trace_files(dir);
+    if (!listed.ok() && !must_report) {
+      spdlog::error("{}", std::string(listed.status().message()));
+      outcome.error = 2;
+      return outcome;
+    }
+    if (listed.ok() && listed->empty() && !must_report) {
+      spdlog::error("no syncscope traces (*.sstrace) in {}", dir);
+      outcome.error = 2;
+      return outcome;
+    }
+    if (listed.ok()) files.insert(files.end(), listed->begin(), listed->end());
+    if (!one_file) without_cuda += count_lines(dir + "/" + kProcessesWithoutCudaFile);
   }
   std::vector<ProcessTrace> traces;
   std::vector<std::string> unreadable;
-  size_t listed = files.ok() ? files->size() : 0;
-  for (size_t i = 0; i < listed; ++i) {
-    auto trace = read_trace_file((*files)[i]);
+  for (const std::string& file : files) {
+    auto trace = read_trace_file(file);
     if (!trace.ok()) {
       unreadable.emplace_back(trace.status().message());
       continue;
@@ -72,13 +83,13 @@ ReportOutcome report_directory(const std::string& dir, const ReportSettings& set
   }
   if (traces.empty() && !must_report) {
     for (const std::string& why : unreadable) spdlog::error("skipping {}", why);
-    spdlog::error("none of the {} trace file(s) in {} could be read", listed, dir);
+    spdlog::error("none of the {} trace file(s) in {} could be read", files.size(),
+                  dirs.size() == 1 ? dirs.front() : std::to_string(dirs.size()) + " directories");
     outcome.error = 1;
     return outcome;
   }
   // Unseen processes: the report lists them like any other gap.
   for (const std::string& why : unreadable) add_problem(&problems, {0, kStatusTraceUnreadable, why});
-  const size_t without_cuda = one_file ? 0 : count_lines(dir + "/" + kProcessesWithoutCudaFile);
   return report_traces(traces, without_cuda, std::move(problems), settings);
 }
 
@@ -115,7 +126,7 @@ namespace {
 
 // `report`'s options as typed.
 struct ReportCommandArgs {
-  std::string dir;
+  std::vector<std::string> dirs;
   std::string between;  // --between START_NS,END_NS
   ReportSettings settings;
   ReportArgs report;
@@ -147,7 +158,7 @@ int report_from_args(ReportCommandArgs& args) {
       return kUsageExitCode;
     }
   }
-  ReportOutcome outcome = report_directory(args.dir, args.settings);
+  ReportOutcome outcome = report_directories(args.dirs, args.settings);
   return report_exit_status(outcome, args.settings);
 }
 
@@ -156,7 +167,10 @@ int report_from_args(ReportCommandArgs& args) {
 void add_report_command(CLI::App& app, SubcommandContext& context) {
   auto args = std::make_shared<ReportCommandArgs>();
   CLI::App* cmd = app.add_subcommand("report", "Print the report of a recorded trace directory");
-  cmd->add_option("dir", args->dir, "Trace directory, or one trace file")->required();
+  cmd->add_option("dirs", args->dirs,
+                  "Trace directories or trace files: several make one report (one directory per node of a "
+                  "multi-node job; every rank, the cross-rank table and the gate over all of them)")
+      ->required();
   add_report_options(cmd, &args->settings, &args->report);
   cmd->add_option("--between", args->between,
                   "Report only what began between START_NS and END_NS (CLOCK_MONOTONIC nanoseconds, the trace "

@@ -38,6 +38,11 @@ struct ReportOutcome {
 ReportOutcome report_directory(const std::string& dir, const ReportSettings& settings,
                                std::vector<RecordingProblem> problems = {});
 
+// The same over several directories or files (one per node of a job): one
+// report of every process in them.
+ReportOutcome report_directories(const std::vector<std::string>& dirs, const ReportSettings& settings,
+                                 std::vector<RecordingProblem> problems = {});
+
 // The report of traces already read (report_directory's second half; also
 // `run`'s report when nothing could be recorded at all).
 ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t without_cuda,

@@ -155,5 +155,35 @@ TEST(Gating, EveryFormatIsWrittenAtomicallyEvenWithoutAReport) {
   EXPECT_EQ(syncscope({"report", dir + "/t", "--format", "yaml"}).exit_code, 2);
 }
 
+
+// One directory per node (`srun syncscope run -o $DIR/$SLURM_NODEID`): `report
+// DIR...` makes one report of every rank, and gates over all of them.
+TEST(Gating, OneReportOverSeveralNodesDirectories) {
+  std::string dir = fresh_dir("nodes");
+  for (const char* rank : {"0", "1"}) {
+    auto env = fake_runtime_env();
+    env["RANK"] = rank;
+    env["WORLD_SIZE"] = "2";
+    RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/node" + rank, "--",
+                       example("hidden_sync_loop"), "60"},
+                      env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  RunResult r = syncscope({"report", dir + "/node0", dir + "/node1", "--format", "json=" + dir + "/r.json",
+                           "--fail-on", "hidden-sync"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  std::ifstream in(dir + "/r.json");
+  ASSERT_TRUE(in.good()) << r.err;
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"rank\": \"0\""), std::string::npos) << json.substr(0, 400);
+  EXPECT_NE(json.find("\"rank\": \"1\""), std::string::npos);
+  EXPECT_NE(r.out.find("rank 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 1"), std::string::npos) << r.out;
+  // A directory that is not there is an error naming it, as for one.
+  r = syncscope({"report", dir + "/node0", dir + "/node9"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("node9"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace syncscope::testing
