@@ -12,9 +12,8 @@ namespace {
 // The steps' windows (by phase, then step) with their GPU busy time (gpu_time_per_step) and idle
 // time by cause (the attribution's gaps, which carry their step); host time
 // is added from the findings once they are known.
-std::vector<StepFigures> step_figures(const ProcessTrace& trace, const Segmentation& segmentation,
+std::vector<StepFigures> step_figures(const ProcessTrace& trace, const std::vector<StepWindow>& windows,
                                       const std::vector<GpuIdleGap>* gaps) {
-  const std::vector<StepWindow> windows = step_windows(trace.events, segmentation, trace.gpu_windows);
   std::vector<StepFigures> out(windows.size());
   for (size_t i = 0; i < windows.size(); ++i) out[i].window = windows[i];
   if (gaps == nullptr) return out;  // no GPU timeline
@@ -42,9 +41,11 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
         return it != trace.python_stacks.end() && !it->second.empty();
       },
       &segmentation);
+  // The steps' windows, once: for the GPU attribution and the per-step figures.
+  const std::vector<StepWindow> windows = step_windows(trace.events, segmentation, trace.gpu_windows);
   GpuAttribution gpu;
   if (has_gpu_work(trace.gpu_activity)) {
-    gpu = attribute_gpu_time(trace.events, segmentation, trace.gpu_activity, trace.gpu_windows);
+    gpu = attribute_gpu_time(trace.events, segmentation, trace.gpu_activity, windows);
     segmentation.gpu_cost = std::move(gpu.per_event);
     if (!trace.gpu_windows.empty()) {
       segmentation.gpu_timed_steps.assign(segmentation.phases.size(), 0);
@@ -57,7 +58,7 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
     a.gpu_timeline = true;
     a.gpu = std::move(gpu.phases);
   }
-  a.step_figures = step_figures(trace, segmentation, a.gpu_timeline ? &gpu.gaps : nullptr);
+  a.step_figures = step_figures(trace, windows, a.gpu_timeline ? &gpu.gaps : nullptr);
   a.steps = segmentation.main;
   a.phases = segmentation.phases;
   for (PhaseInfo& phase : a.phases) phase.name = phase_name(phase, trace.strings);

@@ -234,6 +234,11 @@ bool has_gpu_work(const std::vector<GpuActivity>& activity) {
 
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
                                   const std::vector<GpuActivity>& activity, const TimeSpans& gpu_windows) {
+  return attribute_gpu_time(events, segmentation, activity, step_windows(events, segmentation, gpu_windows));
+}
+
+GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
+                                  const std::vector<GpuActivity>& activity, const std::vector<StepWindow>& steps) {
   GpuAttribution out;
   out.per_event.resize(events.size());
   std::vector<Interval> work;
@@ -250,7 +255,7 @@ GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmen
   const HostCalls calls = issuing_calls(events, segmentation);
   std::map<int16_t, GpuPhaseFigures> phases;
   std::set<std::pair<int16_t, uint32_t>> untimed;  // (phase, step) outside every sampling window
-  for (const StepWindow& w : step_windows(events, segmentation, gpu_windows)) {
+  for (const StepWindow& w : steps) {
     GpuPhaseFigures& phase = phases[w.phase_index];
     phase.phase_index = w.phase_index;
     if (!w.gpu_timed) {

@@ -56,20 +56,11 @@ Config g_config;
 }  // namespace
 
 bool parse_gpu_sampling(const char* value, Config* c) {
-  if (value == nullptr) return false;
-  if (std::strcmp(value, "full") == 0) {
+  if (value != nullptr && std::strcmp(value, "full") == 0) {
     c->gpu_period_ms = 0;
     return true;
   }
-  char* end = nullptr;
-  if (*value < '0' || *value > '9') return false;
-  unsigned long long window = std::strtoull(value, &end, 10);
-  if (*end != '/' || end[1] < '0' || end[1] > '9') return false;
-  unsigned long long period = std::strtoull(end + 1, &end, 10);
-  if (*end != '\0' || window == 0 || window >= period || period > 86400000ull) return false;
-  c->gpu_window_ms = static_cast<uint32_t>(window);
-  c->gpu_period_ms = static_cast<uint32_t>(period);
-  return true;
+  return env::parse_gpu_sampling_window(value, &c->gpu_window_ms, &c->gpu_period_ms);
 }
 
 const Config& config() { return g_config; }

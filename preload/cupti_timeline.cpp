@@ -29,6 +29,7 @@
 #include "preload/log.h"
 #include "preload/real_function.h"
 #include "preload/thread_state.h"
+#include "trace/environment.h"
 #include "trace/gpu_record.h"
 #include "trace/process_info_keys.h"
 #include "trace/writer.h"
@@ -86,7 +87,6 @@ struct Control {
 // queued before the kinds came on may still be running after, and work
 // queued just before they go off may finish after (its record may be lost).
 constexpr uint64_t kWindowMarginNs = 100000000ull;
-
 
 // What the buffer callbacks hand to the collector, under its own mutex
 // (CUPTI may call back on its thread while the collector holds g_control).
@@ -411,12 +411,17 @@ void set_recording(Control& c, bool on) {
 
 // The subscription stays between windows: dropping it measured no cheaper
 // (docs/performance.md), and keeps CUPTI from another tool meanwhile.
-void open_window(Control& c) {
-  set_recording(c, true);
+// A window begins now (the kinds already on): when it closes, when the next opens.
+void begin_window(Control& c) {
   c.window_open_ns = monotonic_ns();
   c.window_close_ns = c.window_open_ns + c.window_ns;
   c.next_open_ns += c.period_ns;
   while (c.next_open_ns <= c.window_close_ns) c.next_open_ns += c.period_ns;  // late drains: skip, never overlap
+}
+
+void open_window(Control& c) {
+  set_recording(c, true);
+  begin_window(c);
 }
 
 // Turns the kinds off and files the window (less its margins) for the trace.
@@ -460,26 +465,19 @@ void start_sampling(Control& c) {
   const uint64_t delay = uint64_t{config().gpu_first_window_delay_ms} * 1000000ull;
   c.next_open_ns = now + std::min(delay, c.period_ns - c.window_ns);
   if (c.next_open_ns == now) {
-    c.window_open_ns = now;
-    c.window_close_ns = now + c.window_ns;
-    c.next_open_ns = now + c.period_ns;
+    begin_window(c);  // the first window is this one: the kinds stay on
   } else {
     set_recording(c, false);
   }
 }
 
 void release(Control& c) {
-  for (CUpti_ActivityKind kind : c.enabled) c.api.disable(kind);
+  set_recording(c, false);
   c.enabled.clear();
-  for (const auto& [domain, cbid] : c.enabled_apis) {
-    auto per_call = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? c.api.enable_runtime_api : c.api.enable_driver_api;
-    if (per_call != nullptr) per_call(cbid, 0);
-  }
   c.enabled_apis.clear();
   if (c.subscriber != nullptr) c.api.unsubscribe(c.subscriber);
   c.subscriber = nullptr;
   c.active = false;
-  c.recording = false;
 }
 
 void stop_locked(Control& c) {
@@ -608,12 +606,11 @@ std::once_flag g_atfork_once;
 class BorrowedContext {
  public:
   BorrowedContext() {
-    const char* v = std::getenv("SYNCSCOPE_GPU_TIMELINE_BORROW_CONTEXT");
+    const char* v = std::getenv(env::kGpuTimelineBorrowContext);
     if (v != nullptr && std::strcmp(v, "0") == 0) return;
     using GetCurrent = int (*)(void**);
     using GetState = int (*)(int, unsigned*, int*);
     using Retain = int (*)(void**, int);
-    using SetCurrent = int (*)(void*);
     auto get_current = reinterpret_cast<GetCurrent>(find_real_function(RealLibrary::kCudaDriver, "cuCtxGetCurrent"));
     auto get_state =
         reinterpret_cast<GetState>(find_real_function(RealLibrary::kCudaDriver, "cuDevicePrimaryCtxGetState"));
@@ -649,8 +646,9 @@ class BorrowedContext {
 
  private:
   using Release = int (*)(int);
+  using SetCurrent = int (*)(void*);
   Release release_ = nullptr;
-  int (*set_current_)(void*) = nullptr;
+  SetCurrent set_current_ = nullptr;
   int device_ = -1;
 };
 

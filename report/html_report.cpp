@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "report/device_memory.h"
-#include "report/gpu_sampling_text.h"
+#include "report/gpu_timeline_text.h"
 #include "report/html_charts.h"
 #include "report/html_escape.h"
 #include "report/html_findings.h"

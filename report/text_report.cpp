@@ -7,7 +7,7 @@
 
 #include "policy/category_list.h"
 #include "report/frame_folding.h"
-#include "report/gpu_sampling_text.h"
+#include "report/gpu_timeline_text.h"
 #include "report/outside_summary.h"
 #include "report/source_paths.h"
 #include "report/text_finding.h"

@@ -4,6 +4,9 @@
 // the interface and never change. Values: see preload/config.h.
 #pragma once
 
+#include <cstdint>
+#include <cstdlib>
+
 namespace syncscope::env {
 
 inline constexpr const char* kDisable = "SYNCSCOPE_DISABLE";             // 1: every hook passes through
@@ -20,6 +23,25 @@ inline constexpr const char* kGpuTimeline = "SYNCSCOPE_GPU_TIMELINE";    // 1: C
 // "Sampling"): "full", or "W/P" in milliseconds: a window of W ms every P ms
 // (default 1000/10000). Read when SYNCSCOPE_GPU_TIMELINE=1.
 inline constexpr const char* kGpuTimelineSampling = "SYNCSCOPE_GPU_TIMELINE_SAMPLING";
+// "0": CUPTI starts without borrowing the device's primary context (a
+// diagnostic: preload/cupti_timeline.cpp, BorrowedContext).
+inline constexpr const char* kGpuTimelineBorrowContext = "SYNCSCOPE_GPU_TIMELINE_BORROW_CONTEXT";
+
+// The sampling value "W/P" (ms; 1 <= W < P <= one day), as the recorder
+// reads it and writes it back in the trace (process key
+// gpu_timeline.sampling): false for anything else ("full" included). No
+// allocation: read in the recorder's constructor.
+inline bool parse_gpu_sampling_window(const char* value, uint32_t* window_ms, uint32_t* period_ms) {
+  if (value == nullptr || *value < '0' || *value > '9') return false;
+  char* end = nullptr;
+  const unsigned long long window = std::strtoull(value, &end, 10);
+  if (*end != '/' || end[1] < '0' || end[1] > '9') return false;
+  const unsigned long long period = std::strtoull(end + 1, &end, 10);
+  if (*end != '\0' || window == 0 || window >= period || period > 86400000ull) return false;
+  *window_ms = static_cast<uint32_t>(window);
+  *period_ms = static_cast<uint32_t>(period);
+  return true;
+}
 inline constexpr const char* kCuptiLibrary = "SYNCSCOPE_CUPTI_LIBRARY";  // which libcupti.so.13 to load
 // CUPTI's API records (docs/gpu-timeline.md, "The join"): "calls" (default:
 // the few kept calls), "all" (every runtime and driver call), "off" (none;

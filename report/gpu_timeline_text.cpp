@@ -1,7 +1,8 @@
-#include "report/gpu_sampling_text.h"
+#include "report/gpu_timeline_text.h"
 
-#include <cstdlib>
+#include <cstdint>
 
+#include "trace/environment.h"
 #include "trace/process_info_keys.h"
 
 namespace syncscope {
@@ -15,14 +16,10 @@ std::string milliseconds_words(unsigned long long ms) {
 }  // namespace
 
 std::string gpu_sampling_words(const ProcessTrace& trace) {
-  const std::string value = trace.info(info_key::kGpuTimelineSampling);
-  const size_t slash = value.find('/');
-  if (slash == std::string::npos) return "";
-  char* end = nullptr;
-  const unsigned long long window = std::strtoull(value.c_str(), &end, 10);
-  if (end != value.c_str() + slash) return "";
-  const unsigned long long period = std::strtoull(value.c_str() + slash + 1, &end, 10);
-  if (*end != '\0' || window == 0 || period <= window) return "";
+  uint32_t window = 0, period = 0;
+  if (!env::parse_gpu_sampling_window(trace.info(info_key::kGpuTimelineSampling).c_str(), &window, &period)) {
+    return "";
+  }
   return milliseconds_words(window) + " every " + milliseconds_words(period);
 }
 

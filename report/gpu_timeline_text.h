@@ -1,5 +1,6 @@
-// The words the reports use for a sampled GPU timeline (docs/gpu-timeline.md,
-// "Sampling"): which steps the GPU figures come from, or why there are none.
+// The words the text and HTML reports share for the GPU timeline
+// (docs/gpu-timeline.md): why a trace has none, and when it was sampled
+// ("Sampling") which steps the figures come from, or why there are none.
 #pragma once
 
 #include <string>
