@@ -59,6 +59,8 @@ struct CuptiApi {
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
   decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
   decltype(&cuptiGetTimestamp) get_timestamp = nullptr;
+  decltype(&cuptiEnableDomain) enable_domain = nullptr;
+  decltype(&cuptiFinalize) finalize = nullptr;
 };
 
 // Control state: start/stop/periodic flush, under g_control.
@@ -81,7 +83,19 @@ struct Control {
   uint64_t next_open_ns = 0;      // the next window's scheduled opening
   uint64_t window_open_ns = 0;    // when the open window's kinds came on
   uint64_t window_close_ns = 0;   // when it is due to close
+  // Detaching between windows ("Sampling"): CUPTI, once its kinds have been
+  // on, keeps launches dearer with every kind off, until cuptiFinalize.
+  bool detach_between_windows = false;
+  bool detaching = false;  // asked for; the next CUDA call's exit finalizes
+  bool detached = false;   // finalized: no CUPTI call until the next window (any would attach it again)
+  bool system_tids = false, timestamp_callback = false;  // as at start, for each attach after
 };
+
+// The detach handshake between the collector (asks, and settles) and the
+// CUDA call whose exit callback finalizes CUPTI (CUPTI's rule: cuptiFinalize
+// only at the exit of a CUDA call, or with nothing in flight).
+enum DetachState : int { kAttached, kDetachAsked, kFinalizing, kFinalized };
+std::atomic<int> g_detach{kAttached};
 
 // The stretch at each end of a window left out of the window recorded: work
 // queued before the kinds came on may still be running after, and work
@@ -98,6 +112,19 @@ struct Pending {
   std::unordered_map<std::string, uint32_t> names;  // kernel name -> string id, per trace file
   uint64_t dropped_here = 0;                        // pending list full
   uint64_t dropped_cupti = 0;                       // CUPTI's own count
+  // CUPTI numbers its calls from 1 again after each detach (seen on an
+  // H100), and may hand over some of an attach's records only after the
+  // next attach; the trace's correlation ids must stay unique and in issue
+  // order across windows. So each attach is an epoch, from the time it
+  // began, whose ids are moved past every id recorded before it; a record
+  // belongs to the epoch its start time falls in (epoch_of).
+  struct Epoch {
+    uint64_t since_ns = 0;  // trace clock
+    uint32_t base = 0;
+    bool base_set = false;  // set from the first buffer holding a record of the epoch
+  };
+  std::vector<Epoch> epochs{Epoch{0, 0, true}};
+  uint32_t max_correlation = 0;
 };
 
 // Read by the buffer callbacks without a lock: set before kinds are enabled.
@@ -260,16 +287,66 @@ bool convert(const CUpti_Activity* activity, Pending& p, GpuRecord* out) {
   return true;
 }
 
+// The epoch whose attach a record (its start on the trace clock) follows:
+// nearly always the last or the one before, so searched from the end.
+Pending::Epoch& epoch_of(Pending& p, uint64_t start_ns) {
+  for (size_t i = p.epochs.size(); i-- > 1;) {
+    if (start_ns >= p.epochs[i].since_ns) return p.epochs[i];
+  }
+  return p.epochs.front();
+}
+
+// An epoch's lowest id (in the first buffer that holds any of its records)
+// lands well past the last id recorded; the gap leaves room for lower ids
+// of the same epoch in later buffers (other streams, other threads).
+constexpr uint32_t kCorrelationGap = 1u << 16;
+
+void set_epoch_bases(const CuptiApi& api, uint8_t* buffer, size_t valid, Pending& p) {
+  if (p.epochs.back().base_set) return;
+  struct Span {
+    uint32_t lowest = 0, highest = 0;
+  };
+  std::vector<Span> spans(p.epochs.size());
+  CUpti_Activity* activity = nullptr;
+  while (api.next_record(buffer, valid, &activity) == CUPTI_SUCCESS) {
+    GpuRecord r;
+    if (!convert(activity, p, &r) || r.correlation_id == 0) continue;
+    Span& span = spans[static_cast<size_t>(&epoch_of(p, r.start_ns) - p.epochs.data())];
+    if (span.lowest == 0 || r.correlation_id < span.lowest) span.lowest = r.correlation_id;
+    span.highest = std::max(span.highest, r.correlation_id);
+  }
+  // In epoch order, each past the ids of the ones before it (in this
+  // buffer too: one buffer may hold several attaches' records).
+  uint32_t past = p.max_correlation;
+  for (size_t e = 0; e < p.epochs.size(); ++e) {
+    Pending::Epoch& epoch = p.epochs[e];
+    if (spans[e].lowest == 0) continue;
+    if (!epoch.base_set) {
+      // Unsigned arithmetic: the base "wraps" where CUPTI's ids did not restart.
+      epoch.base = past + kCorrelationGap - spans[e].lowest;
+      epoch.base_set = true;
+      log_debug("GPU timeline: attach %zu: CUPTI's correlation id %u becomes %u", e, spans[e].lowest,
+                spans[e].lowest + epoch.base);
+    }
+    past = std::max(past, spans[e].highest + epoch.base);
+  }
+}
+
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
   const CuptiApi& api = g_control->api;  // set before callbacks were registered, never changed after
   if (buffer == nullptr) return;
   if (valid > 0 && api.next_record != nullptr && !g_forked_child) {  // a child's records are not its own
     std::lock_guard<std::mutex> lock(g_pending->mutex);
     Pending& p = *g_pending;
+    set_epoch_bases(api, buffer, valid, p);
     CUpti_Activity* activity = nullptr;
     while (api.next_record(buffer, valid, &activity) == CUPTI_SUCCESS) {
       GpuRecord r;
       if (!convert(activity, p, &r)) continue;
+      if (r.correlation_id != 0) {
+        r.correlation_id += epoch_of(p, r.start_ns).base;
+        p.max_correlation = std::max(p.max_correlation, r.correlation_id);
+      }
       if (p.records.size() >= kMaxPendingRecords) {
         ++p.dropped_here;
         continue;
@@ -318,6 +395,8 @@ bool resolve_all(Control& c, std::string* missing) {
   resolve(l, "cuptiActivityEnableDriverApi", &a.enable_driver_api);
   resolve(l, "cuptiActivityGetNumDroppedRecords", &a.dropped_records);
   resolve(l, "cuptiGetTimestamp", &a.get_timestamp);
+  resolve(l, "cuptiEnableDomain", &a.enable_domain);
+  resolve(l, "cuptiFinalize", &a.finalize);
   for (const Required& r : required) {
     if (!r.ok) {
       *missing = r.name;
@@ -327,7 +406,17 @@ bool resolve_all(Control& c, std::string* missing) {
   return true;
 }
 
-void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+// Called by CUPTI only while a detach is asked for (the API domains are on
+// then): the first CUDA call to return finalizes CUPTI, on its own thread.
+void CUPTIAPI on_api_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  if (data == nullptr || static_cast<const CUpti_CallbackData*>(data)->callbackSite != CUPTI_API_EXIT) return;
+  int expected = kDetachAsked;
+  if (!g_detach.compare_exchange_strong(expected, kFinalizing, std::memory_order_acq_rel)) return;
+  InHookScope quiet;  // CUPTI's own CUDA calls while it tears down are not the program's
+  g_control->api.finalize();  // resolved before any subscription, never changed after
+  g_detach.store(kFinalized, std::memory_order_release);
+}
 
 // The calls that make GPU work or wait for it: their API records are the join.
 bool keep_call(const char* name, bool runtime) {
@@ -409,194 +498,6 @@ void set_recording(Control& c, bool on) {
   c.recording = on;
 }
 
-// The subscription stays between windows: dropping it measured no cheaper
-// (docs/performance.md), and keeps CUPTI from another tool meanwhile.
-// A window begins now (the kinds already on): when it closes, when the next opens.
-void begin_window(Control& c) {
-  c.window_open_ns = monotonic_ns();
-  c.window_close_ns = c.window_open_ns + c.window_ns;
-  c.next_open_ns += c.period_ns;
-  while (c.next_open_ns <= c.window_close_ns) c.next_open_ns += c.period_ns;  // late drains: skip, never overlap
-}
-
-void open_window(Control& c) {
-  set_recording(c, true);
-  begin_window(c);
-}
-
-// Turns the kinds off and files the window (less its margins) for the trace.
-void close_window(Control& c) {
-  const uint64_t closed = monotonic_ns();
-  set_recording(c, false);
-  const uint64_t margin = std::min(kWindowMarginNs, c.window_ns / 5);
-  GpuRecord w{};
-  w.kind = static_cast<uint8_t>(GpuKind::kWindow);
-  w.device = -1;
-  w.start_ns = c.window_open_ns + margin;
-  w.end_ns = closed > margin ? closed - margin : 0;
-  if (w.end_ns <= w.start_ns) return;
-  std::lock_guard<std::mutex> lock(g_pending->mutex);
-  g_pending->records.push_back(w);
-}
-
-// The collector's drain: opens or closes the window that is due.
-void advance_sampling(Control& c, uint64_t now) {
-  if (c.period_ns == 0) return;
-  if (c.recording && now >= c.window_close_ns) {
-    close_window(c);
-  } else if (!c.recording && now >= c.next_open_ns) {
-    open_window(c);
-  }
-}
-
-// Right after the kinds were enabled at start: the schedule, and the kinds
-// off until the first window.
-void start_sampling(Control& c) {
-  c.recording = true;
-  c.period_ns = uint64_t{config().gpu_period_ms} * 1000000ull;
-  c.window_ns = uint64_t{config().gpu_window_ms} * 1000000ull;
-  if (c.period_ns == 0) {
-    note(info_key::kGpuTimelineSampling, "full");
-    return;
-  }
-  note(info_key::kGpuTimelineSampling,
-       std::to_string(config().gpu_window_ms) + "/" + std::to_string(config().gpu_period_ms));
-  const uint64_t now = monotonic_ns();
-  const uint64_t delay = uint64_t{config().gpu_first_window_delay_ms} * 1000000ull;
-  c.next_open_ns = now + std::min(delay, c.period_ns - c.window_ns);
-  if (c.next_open_ns == now) {
-    begin_window(c);  // the first window is this one: the kinds stay on
-  } else {
-    set_recording(c, false);
-  }
-}
-
-void release(Control& c) {
-  set_recording(c, false);
-  c.enabled.clear();
-  c.enabled_apis.clear();
-  if (c.subscriber != nullptr) c.api.unsubscribe(c.subscriber);
-  c.subscriber = nullptr;
-  c.active = false;
-}
-
-void stop_locked(Control& c) {
-  if (!c.active) return;
-  if (c.period_ns != 0 && c.recording) close_window(c);
-  c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // hands every buffer back through buffer_completed
-  release(c);
-  std::lock_guard<std::mutex> lock(g_pending->mutex);
-  Pending& p = *g_pending;
-  if (p.dropped_here + p.dropped_cupti > 0) {
-    p.notes.emplace_back(info_key::kGpuTimelineDropped, std::to_string(p.dropped_here + p.dropped_cupti));
-  }
-}
-
-// Before CUPTI's own exit handlers (registered earlier, so run later): its
-// records must be out before it tears down. The collector writes them.
-void at_exit() {
-  Control& c = *g_control;
-  if (!c.mutex.try_lock()) return;  // a stop is under way
-  stop_locked(c);
-  c.mutex.unlock();
-}
-
-void after_fork_child() {
-  // The parent's CUPTI state is not the child's (CUDA does not survive fork).
-  new (g_control_storage) Control();
-  g_control = reinterpret_cast<Control*>(g_control_storage);
-  new (g_pending_storage) Pending();
-  g_pending = reinterpret_cast<Pending*>(g_pending_storage);
-  g_forked_child = true;
-}
-
-bool start_locked(Control& c, std::string* why, bool* warn) {
-  if (c.library == nullptr) {
-    c.library = open_cupti_library(&c.library_path, why);
-    if (c.library == nullptr) return false;
-    std::string missing;
-    if (!resolve_all(c, &missing)) {
-      *why = c.library_path + " lacks " + missing;
-      c.library = nullptr;  // never dlclose'd: harmless, and CUPTI may be someone else's
-      return false;
-    }
-  }
-  uint32_t version = 0;
-  c.api.get_version(&version);
-  // Record layouts are CUPTI 13's (CUPTI_API_VERSION 130000 and up).
-  if (version / 10000 != CUPTI_API_VERSION / 10000) {
-    *why = "CUPTI API version " + std::to_string(version) + " in " + c.library_path + ", this build reads " +
-           std::to_string(CUPTI_API_VERSION / 10000) + ".x";
-    return false;
-  }
-  CUptiResult result = c.api.subscribe(&c.subscriber, ignore_callback, nullptr);
-  if (result != CUPTI_SUCCESS) {
-    c.subscriber = nullptr;
-    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-      *why = "CUPTI is in use by another tool (torch.profiler, Nsight Systems?)";
-      *warn = true;
-    } else {
-      *why = std::string("cuptiSubscribe failed: ") + result_text(c.api, result);
-      *warn = result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
-    }
-    return false;
-  }
-  c.active = true;
-  bool system_tids = c.api.set_thread_id_type != nullptr &&
-                     c.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
-  if (!system_tids) note(info_key::kGpuTimelineThreadIds, "pthread (records cannot join by thread)");
-  bool callback = config().gpu_timestamp_callback && c.api.register_timestamp != nullptr &&
-                  c.api.register_timestamp(trace_clock_now) == CUPTI_SUCCESS;
-  g_timestamp_callback.store(callback, std::memory_order_relaxed);
-  calibrate_offset(c.api);
-  result = c.api.register_callbacks(buffer_requested, buffer_completed);
-  if (result != CUPTI_SUCCESS) {
-    *why = std::string("cuptiActivityRegisterCallbacks failed: ") + result_text(c.api, result);
-    release(c);
-    return false;
-  }
-  std::string kinds;
-  std::string refused;
-  const std::pair<CUpti_ActivityKind, const char*> gpu_kinds[] = {
-      {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernel"},
-      {CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"},
-      {CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
-      {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
-  };
-  for (const auto& [kind, name] : gpu_kinds) {
-    result = c.api.enable(kind);
-    if (result == CUPTI_SUCCESS) {
-      c.enabled.push_back(kind);
-      kinds += kinds.empty() ? name : std::string(",") + name;
-    } else {
-      refused += std::string(refused.empty() ? "" : ", ") + name + ": " + result_text(c.api, result);
-    }
-  }
-  if (c.enabled.empty()) {
-    *why = "CUPTI enabled no GPU activity kind (" + refused + ")";
-    release(c);
-    return false;
-  }
-  std::string runtime_apis = enable_api_records(c, true);
-  std::string driver_apis = enable_api_records(c, false);
-  note(info_key::kGpuTimeline, "on");
-  note(info_key::kGpuTimelineCupti, c.library_path + " (API " + std::to_string(version) + ")");
-  note(info_key::kGpuTimelineClock, callback ? "callback" : "offset");
-  note(info_key::kGpuTimelineKinds, kinds);
-  note(info_key::kGpuTimelineApiRecords, "runtime: " + runtime_apis + "; driver: " + driver_apis);
-  if (!refused.empty()) note(info_key::kGpuTimelineRefused, refused);
-  start_sampling(c);
-  c.last_flush_ns = monotonic_ns();
-  if (!c.at_exit_registered) {
-    std::atexit(at_exit);
-    c.at_exit_registered = true;
-  }
-  log_debug("GPU timeline on (%s, %s clock)", c.library_path.c_str(), callback ? "callback" : "offset");
-  return true;
-}
-
-std::once_flag g_atfork_once;
-
 // CUPTI started on a thread with no CUDA context current, after the
 // process's contexts were made (an attach session, a watch), recorded no
 // GPU work on an H100. The thread that starts it borrows the device's
@@ -652,6 +553,279 @@ class BorrowedContext {
   int device_ = -1;
 };
 
+// A window begins now (the kinds already on): when it closes, when the next opens.
+void begin_window(Control& c) {
+  c.window_open_ns = monotonic_ns();
+  c.window_close_ns = c.window_open_ns + c.window_ns;
+  c.next_open_ns += c.period_ns;
+  while (c.next_open_ns <= c.window_close_ns) c.next_open_ns += c.period_ns;  // late drains: skip, never overlap
+}
+
+// CUPTI attached again after a detach (every CUPTI call made it attach
+// lazily; this one is the subscription): the same callbacks, clock and
+// kinds as at start. False, with CUPTI left alone, when it is refused.
+bool reattach(Control& c) {
+  InHookScope quiet;
+  BorrowedContext borrowed;
+  CUptiResult result = c.api.subscribe(&c.subscriber, on_api_callback, nullptr);
+  if (result != CUPTI_SUCCESS) {
+    c.subscriber = nullptr;
+    note(info_key::kGpuTimelineStopped,
+         std::string("CUPTI refused a new window (") + result_text(c.api, result) + "; another tool?)");
+    c.active = false;
+    return false;
+  }
+  c.detached = false;
+  if (c.system_tids) c.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  if (c.timestamp_callback) c.api.register_timestamp(trace_clock_now);
+  calibrate_offset(c.api);
+  {
+    // Before any kind is on: every record of this attach starts after.
+    std::lock_guard<std::mutex> lock(g_pending->mutex);
+    g_pending->epochs.push_back(Pending::Epoch{monotonic_ns(), 0, false});
+  }
+  c.api.register_callbacks(buffer_requested, buffer_completed);
+  return true;
+}
+
+// A detach asked for at the last window's close, as it stands now: true
+// when it is settled (cancelled while no CUDA call came, or finalized),
+// false while a CUDA call's exit is finalizing CUPTI.
+bool settle_detach(Control& c) {
+  if (!c.detaching) return true;
+  int state = kDetachAsked;
+  if (g_detach.compare_exchange_strong(state, kAttached, std::memory_order_acq_rel)) {
+    c.api.enable_domain(0, c.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    c.api.enable_domain(0, c.subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    c.detaching = false;
+    return true;
+  }
+  if (state == kFinalizing) return false;
+  g_detach.store(kAttached, std::memory_order_relaxed);
+  c.detaching = false;
+  c.detached = true;
+  c.subscriber = nullptr;  // finalize ended it
+  return true;
+}
+
+void open_window(Control& c) {
+  if (!settle_detach(c)) return;  // the next drain tries again
+  if (c.detached && !reattach(c)) return;
+  set_recording(c, true);
+  begin_window(c);
+}
+
+// After the kinds went off and their records were flushed: asks the next
+// CUDA call to finalize CUPTI at its exit. Without the two calls this
+// needs, CUPTI stays attached with its kinds off.
+void ask_detach(Control& c) {
+  if (!c.detach_between_windows) return;
+  g_detach.store(kDetachAsked, std::memory_order_release);
+  if (c.api.enable_domain(1, c.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS ||
+      c.api.enable_domain(1, c.subscriber, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS) {
+    c.detaching = true;
+    settle_detach(c);  // cancels it (no callback can have run without the domains) or sees it done
+    if (!c.detached) {
+      c.detach_between_windows = false;
+      note(info_key::kGpuTimelineBetweenWindows, "attached, kinds off (CUPTI refused its API callbacks)");
+    }
+    return;
+  }
+  c.detaching = true;
+}
+
+// Turns the kinds off and files the window (less its margins) for the trace.
+void close_window(Control& c) {
+  const uint64_t closed = monotonic_ns();
+  set_recording(c, false);
+  if (c.detach_between_windows) {
+    c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // nothing of this window may be left in CUPTI
+    ask_detach(c);
+  }
+  const uint64_t margin = std::min(kWindowMarginNs, c.window_ns / 5);
+  GpuRecord w{};
+  w.kind = static_cast<uint8_t>(GpuKind::kWindow);
+  w.device = -1;
+  w.start_ns = c.window_open_ns + margin;
+  w.end_ns = closed > margin ? closed - margin : 0;
+  if (w.end_ns <= w.start_ns) return;
+  std::lock_guard<std::mutex> lock(g_pending->mutex);
+  g_pending->records.push_back(w);
+}
+
+// The collector's drain: opens or closes the window that is due.
+void advance_sampling(Control& c, uint64_t now) {
+  if (c.period_ns == 0) return;
+  if (c.recording && now >= c.window_close_ns) {
+    close_window(c);
+  } else if (!c.recording && now >= c.next_open_ns) {
+    open_window(c);
+  }
+}
+
+// Right after the kinds were enabled at start: the schedule, and the kinds
+// off until the first window.
+void start_sampling(Control& c) {
+  c.recording = true;
+  c.period_ns = uint64_t{config().gpu_period_ms} * 1000000ull;
+  c.window_ns = uint64_t{config().gpu_window_ms} * 1000000ull;
+  if (c.period_ns == 0) {
+    note(info_key::kGpuTimelineSampling, "full");
+    return;
+  }
+  note(info_key::kGpuTimelineSampling,
+       std::to_string(config().gpu_window_ms) + "/" + std::to_string(config().gpu_period_ms));
+  const char* detach = std::getenv(env::kGpuTimelineDetach);
+  c.detach_between_windows = c.api.finalize != nullptr && c.api.enable_domain != nullptr &&
+                             !(detach != nullptr && std::strcmp(detach, "0") == 0);
+  note(info_key::kGpuTimelineBetweenWindows,
+       c.detach_between_windows ? "detached (cuptiFinalize)" : "attached, kinds off");
+  const uint64_t now = monotonic_ns();
+  const uint64_t delay = uint64_t{config().gpu_first_window_delay_ms} * 1000000ull;
+  c.next_open_ns = now + std::min(delay, c.period_ns - c.window_ns);
+  if (c.next_open_ns == now) {
+    begin_window(c);  // the first window is this one: the kinds stay on
+  } else {
+    set_recording(c, false);
+    ask_detach(c);
+  }
+}
+
+void release(Control& c) {
+  set_recording(c, false);
+  c.enabled.clear();
+  c.enabled_apis.clear();
+  if (c.subscriber != nullptr) c.api.unsubscribe(c.subscriber);
+  c.subscriber = nullptr;
+  c.active = false;
+}
+
+void stop_locked(Control& c) {
+  if (!c.active) return;
+  // A finalize under way (a CUDA call's exit) is short: waited for, up to 2 s.
+  for (int waited_ms = 0; !settle_detach(c) && waited_ms < 2000; ++waited_ms) usleep(1000);
+  if (c.detached || c.detaching) {
+    c.active = false;  // nothing left in CUPTI; any call now would attach it again
+  } else {
+    c.detach_between_windows = false;  // released below instead
+    if (c.period_ns != 0 && c.recording) close_window(c);
+    c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // hands every buffer back through buffer_completed
+    release(c);
+  }
+  std::lock_guard<std::mutex> lock(g_pending->mutex);
+  Pending& p = *g_pending;
+  if (p.dropped_here + p.dropped_cupti > 0) {
+    p.notes.emplace_back(info_key::kGpuTimelineDropped, std::to_string(p.dropped_here + p.dropped_cupti));
+  }
+}
+
+// Before CUPTI's own exit handlers (registered earlier, so run later): its
+// records must be out before it tears down. The collector writes them.
+void at_exit() {
+  Control& c = *g_control;
+  if (!c.mutex.try_lock()) return;  // a stop is under way
+  stop_locked(c);
+  c.mutex.unlock();
+}
+
+void after_fork_child() {
+  // The parent's CUPTI state is not the child's (CUDA does not survive fork).
+  new (g_control_storage) Control();
+  g_control = reinterpret_cast<Control*>(g_control_storage);
+  new (g_pending_storage) Pending();
+  g_pending = reinterpret_cast<Pending*>(g_pending_storage);
+  g_detach.store(kAttached, std::memory_order_relaxed);
+  g_forked_child = true;
+}
+
+bool start_locked(Control& c, std::string* why, bool* warn) {
+  if (c.library == nullptr) {
+    c.library = open_cupti_library(&c.library_path, why);
+    if (c.library == nullptr) return false;
+    std::string missing;
+    if (!resolve_all(c, &missing)) {
+      *why = c.library_path + " lacks " + missing;
+      c.library = nullptr;  // never dlclose'd: harmless, and CUPTI may be someone else's
+      return false;
+    }
+  }
+  uint32_t version = 0;
+  c.api.get_version(&version);
+  // Record layouts are CUPTI 13's (CUPTI_API_VERSION 130000 and up).
+  if (version / 10000 != CUPTI_API_VERSION / 10000) {
+    *why = "CUPTI API version " + std::to_string(version) + " in " + c.library_path + ", this build reads " +
+           std::to_string(CUPTI_API_VERSION / 10000) + ".x";
+    return false;
+  }
+  CUptiResult result = c.api.subscribe(&c.subscriber, on_api_callback, nullptr);
+  if (result != CUPTI_SUCCESS) {
+    c.subscriber = nullptr;
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+      *why = "CUPTI is in use by another tool (torch.profiler, Nsight Systems?)";
+      *warn = true;
+    } else {
+      *why = std::string("cuptiSubscribe failed: ") + result_text(c.api, result);
+      *warn = result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+    }
+    return false;
+  }
+  c.active = true;
+  c.system_tids = c.api.set_thread_id_type != nullptr &&
+                     c.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
+  if (!c.system_tids) note(info_key::kGpuTimelineThreadIds, "pthread (records cannot join by thread)");
+  const bool callback = config().gpu_timestamp_callback && c.api.register_timestamp != nullptr &&
+                        c.api.register_timestamp(trace_clock_now) == CUPTI_SUCCESS;
+  c.timestamp_callback = callback;
+  g_timestamp_callback.store(callback, std::memory_order_relaxed);
+  calibrate_offset(c.api);
+  result = c.api.register_callbacks(buffer_requested, buffer_completed);
+  if (result != CUPTI_SUCCESS) {
+    *why = std::string("cuptiActivityRegisterCallbacks failed: ") + result_text(c.api, result);
+    release(c);
+    return false;
+  }
+  std::string kinds;
+  std::string refused;
+  const std::pair<CUpti_ActivityKind, const char*> gpu_kinds[] = {
+      {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernel"},
+      {CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"},
+      {CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
+      {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
+  };
+  for (const auto& [kind, name] : gpu_kinds) {
+    result = c.api.enable(kind);
+    if (result == CUPTI_SUCCESS) {
+      c.enabled.push_back(kind);
+      kinds += kinds.empty() ? name : std::string(",") + name;
+    } else {
+      refused += std::string(refused.empty() ? "" : ", ") + name + ": " + result_text(c.api, result);
+    }
+  }
+  if (c.enabled.empty()) {
+    *why = "CUPTI enabled no GPU activity kind (" + refused + ")";
+    release(c);
+    return false;
+  }
+  std::string runtime_apis = enable_api_records(c, true);
+  std::string driver_apis = enable_api_records(c, false);
+  note(info_key::kGpuTimeline, "on");
+  note(info_key::kGpuTimelineCupti, c.library_path + " (API " + std::to_string(version) + ")");
+  note(info_key::kGpuTimelineClock, callback ? "callback" : "offset");
+  note(info_key::kGpuTimelineKinds, kinds);
+  note(info_key::kGpuTimelineApiRecords, "runtime: " + runtime_apis + "; driver: " + driver_apis);
+  if (!refused.empty()) note(info_key::kGpuTimelineRefused, refused);
+  start_sampling(c);
+  c.last_flush_ns = monotonic_ns();
+  if (!c.at_exit_registered) {
+    std::atexit(at_exit);
+    c.at_exit_registered = true;
+  }
+  log_debug("GPU timeline on (%s, %s clock)", c.library_path.c_str(), callback ? "callback" : "offset");
+  return true;
+}
+
+std::once_flag g_atfork_once;
+
 }  // namespace
 
 void gpu_timeline_start() {
@@ -683,13 +857,13 @@ void gpu_timeline_start() {
   if (!start_locked(c, &why, &warn)) turn_off(why, warn);
 }
 
-void gpu_timeline_drain(TraceWriter& writer) {
+void gpu_timeline_drain(TraceWriter& writer, bool room) {
   Control& c = *g_control;
   if (c.mutex.try_lock()) {  // never wait for a start or stop
     if (c.active) {
       uint64_t now = monotonic_ns();
       advance_sampling(c, now);
-      if (now - c.last_flush_ns >= kPeriodicFlushNs) {
+      if (c.active && !c.detaching && !c.detached && now - c.last_flush_ns >= kPeriodicFlushNs) {
         c.last_flush_ns = now;
         calibrate_offset(c.api);
         c.api.flush_all(0);  // completed buffers come back through buffer_completed
@@ -705,6 +879,10 @@ void gpu_timeline_drain(TraceWriter& writer) {
     records.swap(g_pending->records);
     strings.swap(g_pending->new_strings);
     notes.swap(g_pending->notes);
+    if (!room) {
+      g_pending->dropped_here += records.size();
+      records.clear();
+    }
   }
   for (const auto& [key, value] : notes) writer.add_process_info(key, value);
   for (const auto& [id, text] : strings) writer.add_string(id, text);

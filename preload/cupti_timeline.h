@@ -18,7 +18,8 @@ namespace syncscope::preload {
 void gpu_timeline_start();
 // Collector thread, each drain: notes, new kernel names and the records
 // CUPTI has handed back; asks CUPTI for what it holds now and then.
-void gpu_timeline_drain(TraceWriter& writer);
+// room false: the trace is at its size limit; the records are counted as dropped.
+void gpu_timeline_drain(TraceWriter& writer, bool room = true);
 // Collector thread, before its final drain (session end, exit): forced
 // flush, kinds disabled, CUPTI released. Safe when never started.
 void gpu_timeline_stop();

@@ -108,3 +108,5 @@ int memory_kind(const void* ptr) {
 extern "C" void syncscopeFakeCudaSetActivitySink(const SyncscopeFakeActivitySink* sink) {
   fakecuda::g_sink.store(sink, std::memory_order_release);
 }
+
+extern "C" void syncscopeFakeCudaRestartCorrelation() { fakecuda::g_next_correlation.store(1); }

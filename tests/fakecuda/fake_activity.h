@@ -31,6 +31,8 @@ struct SyncscopeFakeActivitySink {
 };
 // nullptr stops reporting.
 __attribute__((visibility("default"))) void syncscopeFakeCudaSetActivitySink(const SyncscopeFakeActivitySink* sink);
+// Calls are numbered from 1 again (the fake CUPTI's finalize).
+__attribute__((visibility("default"))) void syncscopeFakeCudaRestartCorrelation();
 }
 
 namespace fakecuda {

@@ -5,12 +5,27 @@
 //
 // Switches: FAKECUPTI_TAKEN=1 makes cuptiSubscribe fail as when another tool
 // (torch.profiler) holds CUPTI; FAKECUPTI_NO_TIMESTAMP_CALLBACK=1 refuses the
-// timestamp callback, leaving CUPTI's default clock (CLOCK_REALTIME).
+// timestamp callback, leaving CUPTI's default clock (CLOCK_REALTIME);
+// FAKECUPTI_TAKEN_AFTER_FINALIZE=1 makes cuptiSubscribe fail once CUPTI has
+// been finalized (another tool took it between windows);
+// FAKECUPTI_LATE_RECORDS=1 keeps what is buffered through a flush made with
+// every kind off and through a finalize, and hands it over in one buffer
+// with the next attach's first records (the real CUPTI was seen to deliver
+// some of a window's records, of work still running when its kinds went
+// off, after the next attach).
+//
+// cuptiFinalize is modelled as the real one is documented: everything is
+// forgotten, and the next CUPTI call attaches CUPTI again. A call other than
+// cuptiSubscribe that does so is said on stderr ("attached CUPTI again"),
+// since a client that detaches between windows means to stay detached. The
+// fake runtime numbers its calls afresh after a finalize (the real CUPTI
+// may), so a client's correlation ids must survive that.
 #include <cupti.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -71,6 +86,11 @@ bool env_on(const char* name) {
 struct State {
   std::mutex mutex;
   bool subscribed = false;
+  bool finalized = false;  // until the next CUPTI call
+  bool ever_finalized = false;
+  CUpti_CallbackFunc callback = nullptr;
+  void* callback_data = nullptr;
+  bool runtime_domain = false, driver_domain = false;  // API callbacks on
   std::set<int> kinds;
   std::set<uint32_t> runtime_apis, driver_apis;  // enabled one by one
   CUpti_BuffersCallbackRequestFunc request = nullptr;
@@ -185,10 +205,30 @@ uint32_t thread_id(const State& s) {
   return s.system_tids ? static_cast<uint32_t>(syscall(SYS_gettid)) : static_cast<uint32_t>(pthread_self());
 }
 
+void record_api(State& s, uint32_t cbid, uint32_t correlation, uint64_t start, uint64_t end, int result);
+
+// The exit of a runtime call: its API record, then (outside the lock, since
+// the client may call CUPTI from it) the subscriber's callback when the
+// runtime domain is on.
 void on_api(const char* name, uint32_t correlation, uint64_t start, uint64_t end, int result) {
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  CUpti_CallbackFunc callback = nullptr;
+  void* callback_data = nullptr;
   uint32_t cbid = runtime_cbid(name);
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    record_api(s, cbid, correlation, start, end, result);
+    if (s.runtime_domain) callback = s.callback, callback_data = s.callback_data;
+  }
+  if (callback == nullptr) return;
+  CUpti_CallbackData data{};
+  data.callbackSite = CUPTI_API_EXIT;
+  data.functionName = name;
+  data.correlationId = correlation;
+  callback(callback_data, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &data);
+}
+
+void record_api(State& s, uint32_t cbid, uint32_t correlation, uint64_t start, uint64_t end, int result) {
   bool wanted = s.kinds.count(CUPTI_ACTIVITY_KIND_RUNTIME) != 0 || s.runtime_apis.count(cbid) != 0;
   if (cbid == 0 || !wanted) return;
   auto* r = static_cast<CUpti_ActivityAPI*>(reserve(s, CUPTI_ACTIVITY_KIND_RUNTIME));
@@ -285,7 +325,25 @@ void on_gpu(const SyncscopeFakeGpuOp* op) {
 const SyncscopeFakeActivitySink kSink{on_api, on_gpu};
 
 void update_sink(State& s) {
-  syncscopeFakeCudaSetActivitySink(s.kinds.empty() && s.runtime_apis.empty() ? nullptr : &kSink);
+  bool quiet = s.kinds.empty() && s.runtime_apis.empty() && !s.runtime_domain;
+  syncscopeFakeCudaSetActivitySink(quiet ? nullptr : &kSink);
+}
+
+// Every CUPTI call but the few that only describe attaches CUPTI again
+// after a finalize; the caller holds s.mutex.
+void attach_again(State& s, const char* call) {
+  if (!s.finalized) return;
+  s.finalized = false;
+  if (std::strcmp(call, "cuptiSubscribe") != 0) {
+    std::fprintf(stderr, "fakecupti: %s attached CUPTI again after cuptiFinalize\n", call);
+  }
+}
+
+State& attached(const char* call) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, call);
+  return s;
 }
 
 }  // namespace
@@ -316,11 +374,16 @@ FAKE_CUPTI CUptiResult cuptiGetResultString(CUptiResult result, const char** tex
   return CUPTI_SUCCESS;
 }
 
-FAKE_CUPTI CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc, void*) {
+FAKE_CUPTI CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* data) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (env_on("FAKECUPTI_TAKEN") || s.subscribed) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  attach_again(s, "cuptiSubscribe");
+  if (env_on("FAKECUPTI_TAKEN") || s.subscribed || (s.ever_finalized && env_on("FAKECUPTI_TAKEN_AFTER_FINALIZE"))) {
+    return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  }
   s.subscribed = true;
+  s.callback = callback;
+  s.callback_data = data;
   *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&s);
   return CUPTI_SUCCESS;
 }
@@ -328,7 +391,50 @@ FAKE_CUPTI CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_
 FAKE_CUPTI CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiUnsubscribe");
   s.subscribed = false;
+  s.callback = nullptr;
+  s.runtime_domain = s.driver_domain = false;
+  update_sink(s);
+  return CUPTI_SUCCESS;
+}
+
+FAKE_CUPTI CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiEnableDomain");
+  if (!s.subscribed || subscriber != reinterpret_cast<CUpti_SubscriberHandle>(&s)) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    s.runtime_domain = enable != 0;
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    s.driver_domain = enable != 0;  // the fake driver reports no calls: never called back
+  } else {
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  }
+  update_sink(s);
+  return CUPTI_SUCCESS;
+}
+
+// Hands back what is buffered, then forgets everything, as the real one.
+FAKE_CUPTI CUptiResult cuptiFinalize() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiFinalize");
+  if (!env_on("FAKECUPTI_LATE_RECORDS")) complete_buffer(s);
+  s.subscribed = false;
+  s.callback = nullptr;
+  s.callback_data = nullptr;
+  s.runtime_domain = s.driver_domain = false;
+  s.kinds.clear();
+  s.runtime_apis.clear();
+  s.driver_apis.clear();
+  s.request = nullptr;
+  s.complete = nullptr;
+  s.timestamp = nullptr;
+  s.system_tids = false;
+  s.finalized = s.ever_finalized = true;
+  update_sink(s);
+  syncscopeFakeCudaRestartCorrelation();
   return CUPTI_SUCCESS;
 }
 
@@ -348,7 +454,7 @@ FAKE_CUPTI CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_
 }
 
 FAKE_CUPTI CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type) {
-  state().system_tids = type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM;
+  attached("cuptiSetThreadIdType").system_tids = type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM;
   return CUPTI_SUCCESS;
 }
 
@@ -357,6 +463,7 @@ FAKE_CUPTI CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCal
   if (env_on("FAKECUPTI_NO_TIMESTAMP_CALLBACK")) return CUPTI_ERROR_NOT_SUPPORTED;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiActivityRegisterTimestampCallback");
   s.timestamp = callback;
   return CUPTI_SUCCESS;
 }
@@ -365,6 +472,7 @@ FAKE_CUPTI CUptiResult cuptiGetTimestamp(uint64_t* timestamp) {
   if (timestamp == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiGetTimestamp");
   *timestamp = clock_ns(CLOCK_MONOTONIC) + cupti_clock_offset(s);
   return CUPTI_SUCCESS;
 }
@@ -374,6 +482,7 @@ FAKE_CUPTI CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackReque
   if (request == nullptr || complete == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiActivityRegisterCallbacks");
   s.request = request;
   s.complete = complete;
   return CUPTI_SUCCESS;
@@ -382,6 +491,7 @@ FAKE_CUPTI CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackReque
 FAKE_CUPTI CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiActivityEnable");
   if (record_size(kind) == 0) return CUPTI_ERROR_NOT_SUPPORTED;
   s.kinds.insert(kind);
   update_sink(s);
@@ -391,6 +501,7 @@ FAKE_CUPTI CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
 FAKE_CUPTI CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiActivityDisable");
   s.kinds.erase(kind);
   update_sink(s);
   return CUPTI_SUCCESS;
@@ -399,6 +510,7 @@ FAKE_CUPTI CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
 FAKE_CUPTI CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiActivityEnableRuntimeApi");
   if (enable) {
     s.runtime_apis.insert(cbid);
   } else {
@@ -411,6 +523,7 @@ FAKE_CUPTI CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint
 FAKE_CUPTI CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiActivityEnableDriverApi");
   if (enable) {
     s.driver_apis.insert(cbid);
   } else {
@@ -422,6 +535,8 @@ FAKE_CUPTI CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8
 FAKE_CUPTI CUptiResult cuptiActivityFlushAll(uint32_t) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  attach_again(s, "cuptiActivityFlushAll");
+  if (s.kinds.empty() && env_on("FAKECUPTI_LATE_RECORDS")) return CUPTI_SUCCESS;
   complete_buffer(s);
   return CUPTI_SUCCESS;
 }

@@ -7,9 +7,10 @@ small sampling windows (`--gpu-timeline=300ms/1s`, so a run of seconds
 holds several), then checks, from the report (--format json) and the
 trace's own records (`syncscope dump --gpu --events --json`):
 
-  sampled runs   the trace holds its windows; every launch made inside a
-                 window has its kernel record (none lost as CUPTI's kinds
-                 are turned off and on); the text says "(sampled: ..."
+  sampled runs   the trace holds its windows; CUPTI was detached between
+                 them (cuptiFinalize) and attached again for each; every
+                 launch made inside a window has its kernel record (none
+                 lost as CUPTI comes and goes); the text says "(sampled: ..."
   item_gpu_bound the sampled GPU busy % is within 5 points of the full
                  run's, and the .item() line's GPU idle per step within 25%
   add_loop       launch-bound both ways, busy within 5 points
@@ -69,6 +70,11 @@ def windows_keep_their_launches(name, trace):
     windows = [(w["start_ns"], w["end_ns"]) for w in trace.get("gpu_windows", [])]
     check(f"{name}: windows recorded", len(windows) >= 3,
           f"{len(windows)} windows, sampling {trace.get('gpu', {}).get('sampling')!r}")
+    info = {x["key"]: x["value"] for x in trace.get("process_info", [])}
+    between = info.get("gpu_timeline.between_windows", "")
+    want = "attached, kinds off" if os.environ.get("SYNCSCOPE_GPU_TIMELINE_DETACH") == "0" else "detached"
+    check(f"{name}: CUPTI between windows", between.startswith(want), f"{between!r}; stopped: "
+          f"{info.get('gpu_timeline.stopped', 'no')}")
     starts = [w[0] for w in windows]
     inside = set()
     for i, e in enumerate(trace.get("events", [])):

@@ -7,7 +7,9 @@
 #   timeline   syncscope run --gpu-timeline (host recording and CUPTI, sampled: 1 s of every 10 s)
 #   timeline-full      syncscope run --gpu-timeline=full (CUPTI throughout)
 #   profiler   the script under torch.profiler (CPU and CUDA activities)
-#   timeline-idle      one 10 ms window 2 s in, then CUPTI subscribed with every kind off (its residual cost)
+#   timeline-idle      one 10 ms window 2 s in, then nothing (CUPTI detached: what is left of its cost)
+#   timeline-attached  the sampled timeline with CUPTI kept attached between windows (SYNCSCOPE_GPU_TIMELINE_DETACH=0)
+#   timeline-idle-attached  timeline-idle with CUPTI kept attached, its kinds off
 #   timeline-noapi     the timeline with no CUPTI API records (SYNCSCOPE_GPU_API_RECORDS=off)
 #   timeline-allapi    the timeline with every API record (SYNCSCOPE_GPU_API_RECORDS=all)
 #   timeline-offset    no API records, and no CUPTI timestamp callback (SYNCSCOPE_GPU_TIMESTAMPS=offset)
@@ -31,6 +33,8 @@ run_mode() {  # MODE SCRIPT ARGS...
     timeline) "$bundle/bin/syncscope" run --gpu-timeline --no-report --force -o "$out/t-timeline" -- python3 "$@" 2>/dev/null ;;
     timeline-full) "$bundle/bin/syncscope" run --gpu-timeline=full --no-report --force -o "$out/t-timeline-full" -- python3 "$@" 2>/dev/null ;;
     timeline-idle) SYNCSCOPE_GPU_TIMELINE_SAMPLING=10/3600000 run_mode timeline "$@" ;;
+    timeline-attached) SYNCSCOPE_GPU_TIMELINE_DETACH=0 run_mode timeline "$@" ;;
+    timeline-idle-attached) SYNCSCOPE_GPU_TIMELINE_DETACH=0 run_mode timeline-idle "$@" ;;
     timeline-noapi) SYNCSCOPE_GPU_API_RECORDS=off run_mode timeline "$@" ;;
     timeline-allapi) SYNCSCOPE_GPU_API_RECORDS=all run_mode timeline "$@" ;;
     timeline-offset) SYNCSCOPE_GPU_API_RECORDS=off SYNCSCOPE_GPU_TIMESTAMPS=offset run_mode timeline "$@" ;;
