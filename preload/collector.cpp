@@ -30,6 +30,7 @@
 #include "preload/status_report.h"
 #include "preload/thread_state.h"
 #include "trace/format.h"
+#include "trace/process_info_keys.h"
 #include "trace/recording_status.h"
 #include "trace/writer.h"
 
@@ -52,6 +53,14 @@ struct Collector {
   uint32_t code_cursor = 0;
   uint64_t events_written = 0;
   uint64_t drops_from_freed_rings = 0;
+  // Recorded and never written, besides ring-full drops (docs/trace-format.md, kEnd).
+  uint64_t unwritten_at_exit = 0;
+  uint64_t lost_no_memory = 0;
+  uint64_t over_size_limit = 0;
+  bool size_limit_reached = false;
+  // Set when the collector is asked to stop: past it, drains write no more
+  // events, and the last one counts what the rings still hold.
+  std::atomic<uint64_t> drain_deadline_ns{0};
   std::vector<Event> scratch;
   // collector_flush_now: a request counter and the last request served.
   uint64_t flush_requested = 0;
@@ -91,7 +100,31 @@ std::string thread_name(uint32_t tid) {
 
 // Moves everything the rings hold into the writer's buffer. Called with the
 // collector mutex held.
-void drain(Collector& c) {
+bool out_of_time(const Collector& c) {
+  const uint64_t deadline = c.drain_deadline_ns.load(std::memory_order_relaxed);
+  return deadline != 0 && monotonic_ns() >= deadline;
+}
+
+constexpr size_t kFlushAtBytes = 16u << 20;
+
+// SYNCSCOPE_MAX_TRACE_MB: once the file is that large, events are counted,
+// not written; the trace says when (info_key::kTraceSizeLimit).
+// `incoming`: the bytes about to be added (a chunk that would cross the
+// limit is the first one left out).
+bool over_size_limit(Collector& c, uint64_t incoming) {
+  if (c.size_limit_reached) return true;
+  const uint64_t limit = uint64_t{config().max_trace_mib} << 20;
+  if (limit == 0 || c.writer.file_bytes() + incoming <= limit) return false;
+  c.size_limit_reached = true;
+  c.writer.add_process_info(info_key::kTraceSizeLimit, std::to_string(limit) + " at " + std::to_string(monotonic_ns()));
+  log_warning("trace %s reached its size limit (%u MiB): later events are counted, not written",
+              c.writer.path().c_str(), config().max_trace_mib);
+  return true;
+}
+
+void flush(Collector& c);
+
+void drain(Collector& c, bool last = false) {
   c.clock.refine();
   ThreadState* prev = nullptr;
   ThreadState* state = registry_head();
@@ -103,15 +136,26 @@ void drain(Collector& c) {
       state->name_written = true;
     }
     size_t n;
-    while ((n = state->ring.pop(c.scratch.data(), c.scratch.size())) > 0) {
+    bool late = false;
+    while (!(late = out_of_time(c)) && (n = state->ring.pop(c.scratch.data(), c.scratch.size())) > 0) {
       for (size_t i = 0; i < n; ++i) {
         Event& e = c.scratch[i];
         e.start_ns = c.clock.to_ns(e.start_ns);
         e.end_ns = c.clock.to_ns(e.end_ns);
       }
-      c.writer.add_events(c.scratch.data(), n);
-      c.events_written += n;
+      if (over_size_limit(c, n * sizeof(Event))) {
+        c.over_size_limit += n;
+        continue;
+      }
+      const size_t kept = c.writer.add_events(c.scratch.data(), n);
+      c.events_written += kept;
+      c.lost_no_memory += n - kept;
+      // A long backlog (a long flush period, a burst) goes out as it is
+      // drained: the buffer stays small, and the time bound has meaning.
+      if (c.writer.buffered_bytes() >= kFlushAtBytes) flush(c);
     }
+    // Counted once, by the last drain (nothing is pushed any more then).
+    if (late && last) c.unwritten_at_exit += state->ring.unread();
     uint64_t dropped = state->ring.dropped() - state->drops_baseline;
     if (dropped != state->drops_reported) {
       c.writer.add_drops(state->tid, dropped);
@@ -136,7 +180,7 @@ void drain(Collector& c) {
     c.writer.add_stack(stack.id, stack.pcs, stack.depth);
     if (stack.python_depth > 0) c.writer.add_python_stack(stack.id, stack.python, stack.python_depth);
   }
-  gpu_timeline_drain(c.writer);
+  gpu_timeline_drain(c.writer, /*room=*/!over_size_limit(c, 0));
   nvtx_drain(c.writer);  // after the events: a range's name may trail its event by one drain
 }
 
@@ -181,14 +225,30 @@ void* collector_main(void*) {
     }
   }
   gpu_timeline_stop();  // CUPTI's last records, for the final drain
-  drain(c);
+  drain(c, /*last=*/true);
   EndPayload end{monotonic_ns(), c.events_written, total_dropped(c), stack_table().dropped()};
+  end.events_unwritten_at_exit = c.unwritten_at_exit;
+  end.events_lost_no_memory = c.lost_no_memory;
+  end.events_over_size_limit = c.over_size_limit;
+  if (c.unwritten_at_exit > 0) {
+    log_warning("the last drain ran out of time (%u ms): %llu events counted, not written", config().exit_flush_ms,
+                static_cast<unsigned long long>(c.unwritten_at_exit));
+  }
   c.writer.add_end(end);
   flush(c);
   c.writer.close();
   // Said here too: the trace may be unreadable, and its drop counts with it.
-  if (end.events_dropped > 0) {
-    report_status(kStatusEventsDropped, "%llu", static_cast<unsigned long long>(end.events_dropped));
+  const uint64_t lost =
+      end.events_dropped + end.events_unwritten_at_exit + end.events_lost_no_memory + end.events_over_size_limit;
+  if (lost > 0 && lost == end.events_dropped) {
+    report_status(kStatusEventsDropped, "%llu", static_cast<unsigned long long>(lost));
+  } else if (lost > 0) {
+    report_status(kStatusEventsDropped,
+                  "%llu (ring full: %llu; left at exit: %llu; out of memory: %llu; over the trace size limit: %llu)",
+                  static_cast<unsigned long long>(lost), static_cast<unsigned long long>(end.events_dropped),
+                  static_cast<unsigned long long>(end.events_unwritten_at_exit),
+                  static_cast<unsigned long long>(end.events_lost_no_memory),
+                  static_cast<unsigned long long>(end.events_over_size_limit));
   }
   c.flush_done = c.flush_requested;
   c.flushed.notify_all();
@@ -254,9 +314,15 @@ bool start_collector() {
   return true;
 }
 
+// What the end of a recording needs after its last drain's events: the
+// stacks, the end record, one write, the close.
+constexpr uint64_t kAfterLastDrainNs = 1500000000ull;
+
 // Stops the collector thread after its final drain; false if it did not
 // finish in time (a wedged filesystem must not hang the target).
 bool join_collector(Collector& c) {
+  const uint64_t drain_ns = uint64_t{config().exit_flush_ms} * 1000000ull;
+  c.drain_deadline_ns.store(monotonic_ns() + drain_ns, std::memory_order_relaxed);  // before it can take the lock
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.stop = true;
@@ -264,7 +330,13 @@ bool join_collector(Collector& c) {
   c.wake.notify_all();
   timespec deadline;
   clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += 5;
+  const uint64_t wait_ns = drain_ns + kAfterLastDrainNs;
+  deadline.tv_sec += static_cast<time_t>(wait_ns / 1000000000ull);
+  deadline.tv_nsec += static_cast<long>(wait_ns % 1000000000ull);
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000L;
+  }
   if (pthread_timedjoin_np(c.thread, nullptr, &deadline) != 0) return false;
   c.thread_running = false;
   return true;
@@ -337,7 +409,7 @@ unsigned long long collector_stop_session() {
   if (g_state.load(std::memory_order_acquire) != State::kRunning || g_collector == nullptr) return 0;
   Collector& c = *g_collector;
   if (c.thread_running && !join_collector(c)) {
-    log_warning("trace flush did not finish within 5 s; recording is off for good");
+    log_warning("trace flush did not finish in time; recording is off for good");
     g_state.store(State::kShutDown, std::memory_order_release);
     return c.events_written;
   }
@@ -383,8 +455,8 @@ void collector_shutdown() {
   if (!c.thread_running) return;
   // Bounded: a wedged filesystem must not hang the target's exit.
   if (!join_collector(c)) {
-    log_warning("trace flush did not finish within 5 s at exit; the trace may lack its end");
-    report_status(kStatusFlushTimeout, "the final flush of %s did not finish within 5 s; the trace may lack its end",
+    log_warning("trace flush did not finish in time at exit; the trace may lack its end");
+    report_status(kStatusFlushTimeout, "the final flush of %s did not finish in time; the trace may lack its end",
                   g_trace_path);
   }
 }

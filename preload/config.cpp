@@ -73,6 +73,8 @@ Config config_from_environment() {
   if (dir == nullptr || *dir == '\0') dir = "syncscope-trace";
   std::strncpy(c.output_dir, dir, sizeof(c.output_dir) - 1);
   c.flush_ms = parse_u32(std::getenv(env::kFlushMs), c.flush_ms, 1, 60000);
+  c.exit_flush_ms = parse_u32(std::getenv(env::kExitFlushMs), c.exit_flush_ms, 0, 60000);
+  c.max_trace_mib = parse_u32(std::getenv(env::kMaxTraceMiB), 0, 0, 1u << 30);
   c.ring_events = round_up_pow2(parse_u32(std::getenv(env::kRingEvents), c.ring_events, 64, 1u << 24));
   c.stacks = !is_false(std::getenv(env::kStacks));
   c.python = !is_false(std::getenv(env::kPython));

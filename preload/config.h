@@ -11,6 +11,11 @@ struct Config {
   bool enabled = true;                 // SYNCSCOPE_DISABLE=1 turns every hook into a pass-through
   char output_dir[4096] = {};          // SYNCSCOPE_OUTPUT_DIR, default ./syncscope-trace
   uint32_t flush_ms = 50;              // SYNCSCOPE_FLUSH_MS: how stale a killed process's trace may be
+  // SYNCSCOPE_EXIT_FLUSH_MS: how long the last drain at exit (or at a
+  // session's stop) may write events; what is left then is counted, not
+  // written, and the end record still goes out (the exit waits this + 1.5 s).
+  uint32_t exit_flush_ms = 3500;
+  uint32_t max_trace_mib = 0;  // SYNCSCOPE_MAX_TRACE_MB: past this size, events are counted, not written (0: no limit)
   uint32_t ring_events = 16384;        // SYNCSCOPE_RING_EVENTS per thread (rounded up to a power of 2)
   bool stacks = true;                  // SYNCSCOPE_STACKS=0 disables stack capture (native and Python)
   bool python = true;                  // SYNCSCOPE_PYTHON=0 disables Python frames

@@ -44,6 +44,11 @@ class EventRing {
     return n;
   }
 
+  // Consumer side: events pushed and not yet popped.
+  uint64_t unread() const {
+    return head_.load(std::memory_order_acquire) - tail_.load(std::memory_order_relaxed);
+  }
+
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   uint64_t pushed() const { return head_.load(std::memory_order_acquire); }
   uint32_t capacity() const { return static_cast<uint32_t>(mask_ + 1); }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "report/device_memory.h"
+#include "report/dropped_events_text.h"
 #include "report/gpu_timeline_text.h"
 #include "report/html_charts.h"
 #include "report/html_escape.h"
@@ -107,7 +108,7 @@ std::string header(const ProcessReport& p) {
   }
   out += gpu_fact(p);
   if (p.summary.events_dropped > 0) {
-    out += fact("dropped", html_escape(std::to_string(p.summary.events_dropped) + " events (ring full)"));
+    out += fact("dropped", html_escape(dropped_events_text(t)));
   }
   if (!t.complete) out += fact("trace", html_escape("incomplete: " + t.truncation));
   return out + "</dl>";
@@ -294,6 +295,10 @@ std::string html_report(const Report& report) {
   if (report.processes.empty()) out += "<p>No CUDA calls were recorded.</p>";
   for (const ProcessReport& p : report.processes) out += process_section(p, report) + "\n";
   out += ranks_table(report);
+  if (report.ended_unwritten > 0) {
+    out += "<p class=\"muted\">" + std::to_string(report.ended_unwritten) +
+           " processes ended before any of their calls were written (killed, or _exit) not shown.</p>";
+  }
   if (report.without_cuda > 0) {
     out += "<p class=\"muted\">" + std::to_string(report.without_cuda) + " processes without CUDA calls not shown.</p>";
   }

@@ -173,6 +173,9 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       {"events", p.summary.events},
       {"launches", p.summary.launches},
       {"dropped_events", p.summary.events_dropped},
+      {"dropped_events_at_exit", trace.events_unwritten_at_exit},
+      {"dropped_events_no_memory", trace.events_lost_no_memory},
+      {"dropped_events_over_size_limit", trace.events_over_size_limit},
       {"wall_us", static_cast<double>(p.summary.wall_ns) / 1e3},
       {"steps",
        {{"detected", analysis.steps.detected},
@@ -264,6 +267,7 @@ nlohmann::json findings_json(const Report& report) {
           {"recording", recording_json(report.recording)},
           {"processes", processes},
           {"processes_without_cuda", report.without_cuda},
+          {"processes_ended_unwritten", report.ended_unwritten},
           {"across_processes", ranks_json(report)},
           {"policy", policy_json(report)}};
 }

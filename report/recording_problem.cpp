@@ -13,6 +13,8 @@ std::string problem_message(const RecordingProblem& p) {
   if (p.kind == kStatusWriteFailed) return who + " stopped recording, its trace could not be written: " + d;
   if (p.kind == kStatusTraceRemoved) return who + ": its trace " + d + " was deleted during the run";
   if (p.kind == kStatusEventsDropped) {
+    // "N" (rings were full), or "N (reasons)" from the end record.
+    if (d.find('(') != std::string::npos) return who + " dropped events: " + d;
     return who + " dropped " + d + " events (a thread's ring was full; raise --ring-events)";
   }
   if (p.kind == kStatusRecorderFailed) return who + " recorded nothing: " + d;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "detectors/finding.h"
+#include "report/dropped_events_text.h"
 #include "report/units.h"
 #include "trace/process_info_keys.h"
 #include "trace/recording_status.h"
@@ -181,11 +182,15 @@ Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions
   for (const ProcessTrace& trace : traces) {
     if (trace.events_dropped > 0) {
       add_problem(&report.recording.problems,
-                  {trace.header.pid, kStatusEventsDropped, std::to_string(trace.events_dropped)});
+                  {trace.header.pid, kStatusEventsDropped,
+                   // The bare count when rings were full (trace/recording_status.h), else with the reasons.
+                   trace.events_unwritten_at_exit + trace.events_lost_no_memory + trace.events_over_size_limit == 0
+                       ? std::to_string(trace.events_dropped)
+                       : dropped_events_text(trace)});
     }
     // A process whose every event was dropped did call CUDA: it is reported.
     if (trace.events.empty() && trace.events_dropped == 0) {
-      ++report.without_cuda;
+      ++(trace.complete ? report.without_cuda : report.ended_unwritten);
       continue;
     }
     report.processes.push_back(report_process(trace, options));

@@ -80,6 +80,10 @@ struct RecordingStatus {
 struct Report {
   std::vector<ProcessReport> processes;  // processes that used CUDA, by rank then pid
   size_t without_cuda = 0;               // processes recorded that never called CUDA
+  // Processes whose trace holds no event and no end record: they called
+  // CUDA (their trace was opened) and ended before a flush wrote any of it
+  // (killed, or _exit/os._exit, as multiprocessing workers end).
+  size_t ended_unwritten = 0;
   ReportPolicy policy;
   std::vector<uint64_t> suppression_hits;  // per rule: findings it suppressed
   uint64_t suppressed = 0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "policy/category_list.h"
+#include "report/dropped_events_text.h"
 #include "report/frame_folding.h"
 #include "report/gpu_timeline_text.h"
 #include "report/outside_summary.h"
@@ -291,10 +292,8 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
   out << "   " << summary.events << " CUDA calls (" << summary.launches << " launches) over "
       << format_duration(summary.wall_ns) << ", " << format_duration(summary.host_ns_in_cuda)
       << " of host time inside them\n";
-  if (summary.events_dropped > 0) {
-    out << "   dropped events: " << summary.events_dropped << " (ring full; raise " << env::kRingEvents << " or lower "
-        << env::kFlushMs << ")\n";
-  }
+  if (summary.events_dropped > 0) out << "   dropped events: " << dropped_events_text(trace) << "\n";
+  if (const std::string limit = size_limit_text(trace); !limit.empty()) out << "   " << limit << "\n";
   if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
   if (trace.events.empty()) {  // every call was dropped: nothing more to say
@@ -400,6 +399,12 @@ void render_text_report(const Report& report, const TextReportOptions& options, 
   if (report.without_cuda > 0) {
     out << report.without_cuda << (report.without_cuda == 1 ? " process" : " processes")
         << " without CUDA calls not shown\n";
+  }
+  if (report.ended_unwritten > 0) {
+    out << report.ended_unwritten << (report.ended_unwritten == 1 ? " process" : " processes")
+        << (report.ended_unwritten == 1 ? " ended before any of its" : " ended before any of their")
+        << " calls were written (killed, or _exit/os._exit within "
+        << "the first flush period, as worker processes end): not shown\n";
   }
   if (report.processes.empty()) {
     out << "no CUDA calls were recorded" << (report.recording.complete() ? "" : " (see RECORDING INCOMPLETE above)")

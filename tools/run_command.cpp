@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "tools/byte_size.h"
 #include "tools/child_environment.h"
 #include "tools/gpu_sampling.h"
 #include "tools/output_dir.h"
@@ -147,6 +148,7 @@ int run_command(const RunOptions& options) {
   settings.python_hooks_dir = python_hooks_dir_for(preload);
   settings.gpu_timeline = options.gpu_timeline;
   settings.gpu_sampling = options.gpu_sampling;
+  settings.max_trace_mib = options.max_trace_mib;
   std::vector<std::string> child_env = child_environment(environment, settings);
 
   std::vector<char*> argv, envp;
@@ -245,6 +247,7 @@ struct RunArgs {
   ReportArgs report;
   unsigned flush_ms = 0, ring_events = 0;  // 0: the recorder's default
   std::string gpu_timeline;                // --gpu-timeline's value ("" when not given)
+  std::string max_trace_size;              // --max-trace-size's value ("" when not given)
   bool no_report = false, no_stacks = false;
 };
 
@@ -264,6 +267,14 @@ int run_from_args(RunArgs& args, const std::vector<std::string>& remaining,
   run.stacks = !args.no_stacks;
   if (args.flush_ms) run.flush_ms = args.flush_ms;
   if (args.ring_events) run.ring_events = args.ring_events;
+  if (!args.max_trace_size.empty()) {
+    std::optional<uint64_t> bytes = parse_byte_size(args.max_trace_size);
+    if (!bytes || *bytes < (uint64_t{1} << 20) || *bytes > (uint64_t{1} << 50)) {
+      spdlog::error("--max-trace-size {}: give a size from 1M to 1024T (e.g. 500M, 2G)", args.max_trace_size);
+      return kUsageExitCode;
+    }
+    run.max_trace_mib = static_cast<unsigned>((*bytes + (1u << 20) - 1) >> 20);
+  }
   if (!resolve_gpu_timeline_flag(args.gpu_timeline, &run.gpu_timeline, &run.gpu_sampling)) return kUsageExitCode;
   return run_command(run);
 }
@@ -285,6 +296,9 @@ void add_run_command(CLI::App& app, SubcommandContext& context) {
       ->check(CLI::Range(kMinFlushMs, kMaxFlushMs));
   cmd->add_option("--ring-events", args->ring_events, "Events per thread ring (default 16384)")
       ->check(CLI::Range(kMinRingEvents, kMaxRingEvents));
+  cmd->add_option("--max-trace-size", args->max_trace_size,
+                  "Stop writing events once a process's trace is this large (e.g. 2G); later events are counted "
+                  "and the report says when the limit was reached");
   add_report_options(cmd, &args->run.report_settings, &args->report);
   // Everything from the first positional argument (or after --) is the
   // command, its own options included: `syncscope run -- python train.py --lr 0.1`.

@@ -12,6 +12,10 @@ namespace syncscope::env {
 inline constexpr const char* kDisable = "SYNCSCOPE_DISABLE";             // 1: every hook passes through
 inline constexpr const char* kOutputDir = "SYNCSCOPE_OUTPUT_DIR";        // where traces go
 inline constexpr const char* kFlushMs = "SYNCSCOPE_FLUSH_MS";            // collector period
+inline constexpr const char* kExitFlushMs = "SYNCSCOPE_EXIT_FLUSH_MS";   // the last drain's time bound
+// A trace file's size limit in MiB (0 or unset: none): past it, events are
+// counted, not written (`syncscope run --max-trace-size`).
+inline constexpr const char* kMaxTraceMiB = "SYNCSCOPE_MAX_TRACE_MB";
 inline constexpr const char* kRingEvents = "SYNCSCOPE_RING_EVENTS";      // per-thread ring size
 inline constexpr const char* kStacks = "SYNCSCOPE_STACKS";               // 0: no stack capture
 inline constexpr const char* kPython = "SYNCSCOPE_PYTHON";               // 0: no Python frames
@@ -26,6 +30,10 @@ inline constexpr const char* kGpuTimelineSampling = "SYNCSCOPE_GPU_TIMELINE_SAMP
 // "0": CUPTI starts without borrowing the device's primary context (a
 // diagnostic: preload/cupti_timeline.cpp, BorrowedContext).
 inline constexpr const char* kGpuTimelineBorrowContext = "SYNCSCOPE_GPU_TIMELINE_BORROW_CONTEXT";
+// "0": between sampling windows CUPTI stays attached with its kinds off,
+// instead of being detached (cuptiFinalize) and attached again for the
+// next window (docs/gpu-timeline.md, "Sampling"; a diagnostic).
+inline constexpr const char* kGpuTimelineDetach = "SYNCSCOPE_GPU_TIMELINE_DETACH";
 
 // The sampling value "W/P" (ms; 1 <= W < P <= one day), as the recorder
 // reads it and writes it back in the trace (process key

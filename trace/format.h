@@ -77,8 +77,15 @@ struct EndPayload {
   uint64_t events_written;
   uint64_t events_dropped;  // events lost because a ring was full
   uint64_t stacks_dropped;  // stacks not interned because the stack table was full
+  // Added without a version change (readers take the first 32 bytes of an
+  // older end record, and older readers ignore these): events recorded and
+  // never written, by reason. recorded = written + all three drop counts.
+  uint64_t events_unwritten_at_exit = 0;  // still in the rings when the last drain's time bound ran out
+  uint64_t events_lost_no_memory = 0;     // the writer could not buffer them
+  uint64_t events_over_size_limit = 0;    // past SYNCSCOPE_MAX_TRACE_MB
 };
-static_assert(sizeof(EndPayload) == 32);
+static_assert(sizeof(EndPayload) == 56);
+constexpr uint32_t kEndPayloadV1Size = 32;
 
 constexpr uint32_t padded_size(uint32_t size) { return (size + 7u) & ~7u; }
 

@@ -53,6 +53,14 @@ inline constexpr const char* kGpuTimelineDropped = "gpu_timeline.dropped";      
 // "full", or "W/P": windows of W ms every P ms (docs/gpu-timeline.md, "Sampling").
 inline constexpr const char* kGpuTimelineSampling = "gpu_timeline.sampling";
 inline constexpr const char* kGpuTimelineThreadIds = "gpu_timeline.thread_ids";    // set when not system tids
+// Between sampling windows: "detached (cuptiFinalize)" or "attached, kinds off".
+inline constexpr const char* kGpuTimelineBetweenWindows = "gpu_timeline.between_windows";
+// Why windows stopped opening part-way (CUPTI refused to attach again).
+inline constexpr const char* kGpuTimelineStopped = "gpu_timeline.stopped";
+
+// When the trace reached its size limit (run --max-trace-size): "LIMIT_BYTES
+// at NS" (NS on the trace clock): events after it were counted, not written.
+inline constexpr const char* kTraceSizeLimit = "trace.size_limit";
 
 // Written only for a session started by `syncscope attach`.
 inline constexpr const char* kAttachMode = "attach.mode";       // one of the two values below

@@ -203,8 +203,8 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
       return {};
     }
     case RecordType::kEnd: {
-      if (size < sizeof(EndPayload)) return absl::StrCat("end record of ", size, " bytes is too short");
-      std::memcpy(&s.end, p, sizeof(EndPayload));
+      if (size < kEndPayloadV1Size) return absl::StrCat("end record of ", size, " bytes is too short");
+      std::memcpy(&s.end, p, std::min<size_t>(size, sizeof(EndPayload)));
       s.have_end = true;
       return {};
     }
@@ -363,7 +363,11 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
   data.shrink_to_fit();
 
   if (state.have_end) {
-    trace.events_dropped = state.end.events_dropped;
+    trace.events_unwritten_at_exit = state.end.events_unwritten_at_exit;
+    trace.events_lost_no_memory = state.end.events_lost_no_memory;
+    trace.events_over_size_limit = state.end.events_over_size_limit;
+    trace.events_dropped = state.end.events_dropped + trace.events_unwritten_at_exit + trace.events_lost_no_memory +
+                           trace.events_over_size_limit;
     trace.stacks_dropped = state.end.stacks_dropped;
   } else {
     for (const auto& [tid, count] : state.drops) trace.events_dropped += count;

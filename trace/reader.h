@@ -62,7 +62,12 @@ struct ProcessTrace {
   // covered (--gpu-timeline=full, or a trace from before sampling).
   std::vector<std::pair<uint64_t, uint64_t>> gpu_windows;
   std::unordered_map<uint32_t, std::string> strings;  // kString: kernel names
-  uint64_t events_dropped = 0;                        // from kEnd, or the sum of the last kDrops per thread
+  // Every event recorded and not written, from kEnd (or the sum of the last
+  // kDrops per thread): ring full, plus the two counts below.
+  uint64_t events_dropped = 0;
+  uint64_t events_unwritten_at_exit = 0;  // of which: left when the last drain's time bound ran out
+  uint64_t events_lost_no_memory = 0;     // of which: the writer could not buffer them
+  uint64_t events_over_size_limit = 0;    // of which: past the trace size limit (run --max-trace-size)
   uint64_t stacks_dropped = 0;
   bool complete = false;   // a kEnd record closed the file
   std::string truncation;  // why not complete, for the report ("" when complete)

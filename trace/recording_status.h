@@ -26,7 +26,8 @@ inline constexpr const char* kStatusTraceOpened = "trace-opened";           // d
 inline constexpr const char* kStatusTraceOpenFailed = "trace-open-failed";  // detail: error, naming the path
 inline constexpr const char* kStatusWriteFailed = "write-failed";           // detail: "path: error"
 inline constexpr const char* kStatusTraceRemoved = "trace-removed";         // detail: path (unlinked while open)
-inline constexpr const char* kStatusEventsDropped = "events-dropped";       // detail: count (rings were full)
+// detail: the count, alone (rings were full) or followed by " (reasons)"
+inline constexpr const char* kStatusEventsDropped = "events-dropped";
 inline constexpr const char* kStatusRecorderFailed = "recorder-failed";     // detail: why nothing was recorded
 inline constexpr const char* kStatusFlushTimeout = "flush-timeout";         // detail: what may be missing
 

@@ -124,6 +124,7 @@ bool TraceWriter::open_fd(int fd, const FileHeader& header_in, std::string* erro
     close_without_flush();
     return false;
   }
+  written_bytes_ = sizeof(header);
   return true;
 }
 
@@ -144,15 +145,20 @@ void TraceWriter::add_record(RecordType type, const void* payload, uint32_t size
   if (void* out = begin_record(type, size)) put_bytes(static_cast<unsigned char*>(out), payload, size);
 }
 
-void TraceWriter::add_events(const Event* events, size_t count) {
-  if (events == nullptr) return;
+size_t TraceWriter::add_events(const Event* events, size_t count) {
+  if (events == nullptr) return 0;
   constexpr size_t kPerRecord = kMaxRecordPayload / sizeof(Event);
+  size_t kept = 0;
   while (count > 0) {
     size_t n = count < kPerRecord ? count : kPerRecord;
-    add_record(RecordType::kEvents, events, static_cast<uint32_t>(n * sizeof(Event)));
+    if (void* out = begin_record(RecordType::kEvents, static_cast<uint32_t>(n * sizeof(Event)))) {
+      put_bytes(static_cast<unsigned char*>(out), events, static_cast<uint32_t>(n * sizeof(Event)));
+      kept += n;
+    }
     events += n;
     count -= n;
   }
+  return kept;
 }
 
 void TraceWriter::add_frames(RecordType type, uint32_t id, const uint64_t* frames, uint32_t depth, uint32_t max_depth) {
@@ -269,6 +275,7 @@ bool TraceWriter::flush(std::string* error) {
   }
   if (buffer_.empty()) return true;
   int err = write_all(fd_, buffer_.data(), buffer_.size());
+  if (err == 0) written_bytes_ += buffer_.size();
   buffer_.clear();
   if (err != 0) {
     if (error != nullptr) *error = std::strerror(err);  // callers name the file

@@ -43,7 +43,8 @@ class TraceWriter {
   // the limits in docs/trace-format.md are cut, stacks deeper than
   // kMaxStackDepth/kMaxPythonDepth keep their innermost frames. After an I/O
   // error these do nothing.
-  void add_events(const Event* events, size_t count);
+  // Returns how many were kept (fewer only when memory ran out: the caller counts the rest).
+  size_t add_events(const Event* events, size_t count);
   void add_stack(uint32_t id, const uint64_t* pcs, uint32_t depth);
   void add_module(uint64_t start, uint64_t end, uint64_t bias, std::string_view path);
   // Right after the module's add_module (same start); ids longer than
@@ -70,6 +71,8 @@ class TraceWriter {
   void close_without_flush();
 
   size_t buffered_bytes() const { return buffer_.size(); }
+  // The file's size so far: written, and buffered to be.
+  uint64_t file_bytes() const { return written_bytes_ + buffer_.size(); }
 
  private:
   void add_record(RecordType type, const void* payload, uint32_t size);
@@ -82,7 +85,8 @@ class TraceWriter {
   int fd_ = -1;
   std::string path_;
   std::vector<unsigned char> buffer_;
-  bool failed_ = false;  // an I/O error stopped the writer until the next open
+  bool failed_ = false;
+  uint64_t written_bytes_ = 0;  // an I/O error stopped the writer until the next open
 };
 
 }  // namespace syncscope

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "detectors/analysis.h"
 #include "detectors/detectors.h"
 #include "trace/api.h"
@@ -78,11 +80,13 @@ uint64_t per_step(const GpuPhaseFigures& f, GpuIdleCause c) {
   return f.idle_by_cause[static_cast<size_t>(c)] / f.steps;
 }
 
-const Finding* find(const std::vector<Finding>& fs, const std::string& cause) {
+// A copy: the detectors' results are temporaries at every call (a pointer
+// into one dangled: ASan, scripts/sanitize.sh address).
+std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& cause) {
   for (const Finding& f : fs) {
-    if (cause_name(f.cause) == cause && f.phase == Phase::kSteady) return &f;
+    if (cause_name(f.cause) == cause && f.phase == Phase::kSteady) return f;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 // Each step: launch, a read-back sync that returns 10 us after the kernel,
@@ -121,8 +125,8 @@ TEST(GpuIdle, SyncThenPythonThenLaunch) {
 
   // The sync's finding carries the GPU idle it caused.
   seg.gpu_cost = a.per_event;
-  const Finding* sync = find(detect_hidden_syncs(p.events, seg), "explicit");
-  ASSERT_NE(sync, nullptr);
+  std::optional<Finding> sync = find(detect_hidden_syncs(p.events, seg), "explicit");
+  ASSERT_TRUE(sync.has_value());
   EXPECT_TRUE(sync->gpu_measured);
   EXPECT_DOUBLE_EQ(sync->gpu_idle_ns_per_step, 514.0 * kUs);
   EXPECT_NEAR(sync->gpu_idle_share, 0.514, 1e-9);
@@ -153,8 +157,8 @@ TEST(GpuIdle, InsideAPageableCopy) {
   EXPECT_EQ(per_step(f, GpuIdleCause::kPageableCopy), 212 * kUs);
   EXPECT_EQ(per_step(f, GpuIdleCause::kSync), 0u);
   seg.gpu_cost = a.per_event;
-  const Finding* copy = find(detect_pageable_copies(p.events, seg), "synchronous");
-  ASSERT_NE(copy, nullptr);
+  std::optional<Finding> copy = find(detect_pageable_copies(p.events, seg), "synchronous");
+  ASSERT_TRUE(copy.has_value());
   EXPECT_DOUBLE_EQ(copy->gpu_idle_ns_per_step, 212.0 * kUs);
 }
 
@@ -174,8 +178,8 @@ TEST(GpuIdle, InsideADeviceWideFree) {
   const GpuPhaseFigures& f = a.phases.at(0);
   EXPECT_EQ(per_step(f, GpuIdleCause::kFree), 312 * kUs);  // 600..900, then the refill to 912
   seg.gpu_cost = a.per_event;
-  const Finding* free = find(detect_hidden_syncs(p.events, seg), "implicit-free");
-  ASSERT_NE(free, nullptr);
+  std::optional<Finding> free = find(detect_hidden_syncs(p.events, seg), "implicit-free");
+  ASSERT_TRUE(free.has_value());
   EXPECT_DOUBLE_EQ(free->gpu_idle_ns_per_step, 312.0 * kUs);
 }
 
@@ -276,8 +280,8 @@ TEST(CopyOverlap, OwnStreamOverlapsComputeStreamDoesNot) {
 
   // The finding's cost is the serialised copy time, which sets its severity.
   seg.gpu_cost = b.per_event;
-  const Finding* f = find(detect_default_stream(same.events, seg), "copy-on-compute-stream");
-  ASSERT_NE(f, nullptr);
+  std::optional<Finding> f = find(detect_default_stream(same.events, seg), "copy-on-compute-stream");
+  ASSERT_TRUE(f.has_value());
   EXPECT_TRUE(f->gpu_measured);
   EXPECT_EQ(f->gpu_copy_ns, 10 * 300 * kUs);
   EXPECT_EQ(f->gpu_copy_overlap_ns, 0u);
@@ -285,8 +289,8 @@ TEST(CopyOverlap, OwnStreamOverlapsComputeStreamDoesNot) {
   EXPECT_NEAR(f->severity, 0.3, 1e-9);
   // Without a timeline: the old estimate, far lower.
   seg.gpu_cost.clear();
-  const Finding* unmeasured = find(detect_default_stream(same.events, seg), "copy-on-compute-stream");
-  ASSERT_NE(unmeasured, nullptr);
+  std::optional<Finding> unmeasured = find(detect_default_stream(same.events, seg), "copy-on-compute-stream");
+  ASSERT_TRUE(unmeasured.has_value());
   EXPECT_FALSE(unmeasured->gpu_measured);
   EXPECT_LT(unmeasured->severity, 0.01);
 }
@@ -359,8 +363,8 @@ TEST(GpuSampling, OnlyStepsInsideAWindowAreMeasured) {
 
   seg.gpu_cost = a.per_event;
   seg.gpu_timed_steps = {3};
-  const Finding* sync = find(detect_hidden_syncs(sampled.events, seg), "explicit");
-  ASSERT_NE(sync, nullptr);
+  std::optional<Finding> sync = find(detect_hidden_syncs(sampled.events, seg), "explicit");
+  ASSERT_TRUE(sync.has_value());
   EXPECT_TRUE(sync->gpu_measured);
   EXPECT_DOUBLE_EQ(sync->gpu_idle_ns_per_step, 514.0 * kUs) << "per measured step, not per step of the phase";
 
@@ -373,7 +377,7 @@ TEST(GpuSampling, OnlyStepsInsideAWindowAreMeasured) {
   seg.gpu_cost = none.per_event;
   seg.gpu_timed_steps = {0};
   sync = find(detect_hidden_syncs(sampled.events, seg), "explicit");
-  ASSERT_NE(sync, nullptr);
+  ASSERT_TRUE(sync.has_value());
   EXPECT_FALSE(sync->gpu_measured);
 }
 

@@ -61,11 +61,19 @@ TEST(TextReport, SaysSimulatedDroppedAndIncomplete) {
 TEST(TextReport, ProcessesWithoutCudaAreCountedNotListed) {
   ProcessTrace empty;
   empty.header.pid = 99;
+  empty.complete = true;
   std::string text = render({sample_trace(), empty, empty});
   EXPECT_EQ(text.find("process 99"), std::string::npos);
   EXPECT_NE(text.find("2 processes without CUDA calls not shown"), std::string::npos) << text;
   EXPECT_NE(render({sample_trace(), empty}).find("1 process without CUDA calls not shown"), std::string::npos);
   EXPECT_NE(render({empty}).find("no CUDA calls were recorded"), std::string::npos);
+  // No event and no end record: it called CUDA and ended before a flush
+  // (a worker's _exit); counted apart, never as "without CUDA".
+  ProcessTrace cut = empty;
+  cut.complete = false;
+  text = render({sample_trace(), cut});
+  EXPECT_NE(text.find("1 process ended before any of its calls were written"), std::string::npos) << text;
+  EXPECT_EQ(text.find("without CUDA calls"), std::string::npos) << text;
 }
 
 TEST(TextReport, ProcessWhoseEveryCallWasDroppedIsShown) {

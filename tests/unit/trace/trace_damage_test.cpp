@@ -416,5 +416,33 @@ TEST(TraceDamage, RandomMutationsNeverCrash) {
   EXPECT_GT(damaged, 100);
 }
 
+// The end record grew from 32 to 56 bytes without a version change: a
+// 32-byte one reads as before (ring-full drops only), a 56-byte one adds
+// its three counts to the total and keeps them apart.
+TEST(TraceEndRecord, OldAndNewSizesBothRead) {
+  std::string dir = temp_dir("end-sizes");
+  std::filesystem::create_directories(dir);
+  auto read_with_end = [&dir](const std::string& name, const std::vector<unsigned char>& end) {
+    Event events[2] = {make_event(1, 10, 11), make_event(2, 20, 21)};
+    RawTrace raw(make_header(1));
+    raw.add_events(events, 2);
+    raw.add(RecordType::kEnd, end);
+    raw.save(dir + "/" + name);
+    return read_trace_file(dir + "/" + name);
+  };
+  auto old_trace = read_with_end("old.sstrace", Payload().u64(1).u64(2).u64(7).u64(0).bytes);
+  ASSERT_TRUE(old_trace.ok()) << old_trace.status();
+  EXPECT_TRUE(old_trace->complete);
+  EXPECT_EQ(old_trace->events_dropped, 7u);
+  EXPECT_EQ(old_trace->events_unwritten_at_exit, 0u);
+  auto new_trace = read_with_end("new.sstrace", Payload().u64(1).u64(2).u64(7).u64(0).u64(30).u64(4).u64(5).bytes);
+  ASSERT_TRUE(new_trace.ok()) << new_trace.status();
+  EXPECT_TRUE(new_trace->complete);
+  EXPECT_EQ(new_trace->events_dropped, 46u);
+  EXPECT_EQ(new_trace->events_unwritten_at_exit, 30u);
+  EXPECT_EQ(new_trace->events_over_size_limit, 5u);
+  EXPECT_EQ(new_trace->events_lost_no_memory, 4u);
+}
+
 }  // namespace
 }  // namespace syncscope::testing
