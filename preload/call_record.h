@@ -178,6 +178,16 @@ class CallRecord {
       // Python frames once the thread takes the GIL back (python_resume.cpp);
       // the native-only stack id stays as the fallback.
       route_gil_reacquire_here();
+      if (config().aggregate_launches) {
+        // Its place among the thread's launches, which the collector may
+        // fold into runs (preload/launch_aggregator.h): no run may span it.
+        Event mark{};
+        mark.start_ns = event_.start_ns;
+        mark.end_ns = event_.end_ns;
+        mark.tid = thread->tid;
+        mark.api = static_cast<uint16_t>(ApiId::syncscope_order_mark);
+        thread->ring.push(mark);
+      }
       if (thread->pending_count == ThreadState::kMaxPending) flush_pending_native(thread);
       thread->pending[thread->pending_count++] = event_;
       return;

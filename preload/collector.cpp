@@ -27,6 +27,7 @@
 #include "preload/python_frames.h"
 #include "preload/recorder.h"
 #include "preload/stack_table.h"
+#include "preload/launch_aggregator.h"
 #include "preload/status_report.h"
 #include "preload/thread_state.h"
 #include "trace/format.h"
@@ -62,6 +63,11 @@ struct Collector {
   // events, and the last one counts what the rings still hold.
   std::atomic<uint64_t> drain_deadline_ns{0};
   std::vector<Event> scratch;
+  // Launches folded into runs (SYNCSCOPE_DETAIL; off with the GPU timeline,
+  // whose join needs every launch): made with the collector, so its
+  // sequence ids are this file's.
+  LaunchAggregator launches{config().aggregate_launches && !config().gpu_timeline};
+  LaunchAggregator::Output folded;
   // collector_flush_now: a request counter and the last request served.
   uint64_t flush_requested = 0;
   uint64_t flush_done = 0;
@@ -124,6 +130,50 @@ bool over_size_limit(Collector& c, uint64_t incoming) {
 
 void flush(Collector& c);
 
+// A run of launches is closed once its thread has launched nothing for this
+// long, or this long after its first launch.
+constexpr uint64_t kRunIdleNs = 200000000ull;
+constexpr uint64_t kRunAgeNs = 1000000000ull;
+
+// Writes what the launch aggregator let out (sequences before the runs
+// that name them), counting every event in it as written or as lost.
+void write_folded(Collector& c) {
+  LaunchAggregator::Output& out = c.folded;
+  const uint64_t events = out.events.size() + out.run_launches;
+  if (events == 0 && out.new_sequences.empty()) return;
+  uint64_t bytes = out.events.size() * sizeof(Event) + out.runs.size() * sizeof(LaunchRun);
+  for (uint32_t id : out.new_sequences) {
+    size_t count = 0;
+    c.launches.sequence(id, &count);
+    bytes += 8 + count * sizeof(Event);
+  }
+  if (over_size_limit(c, bytes)) {
+    c.over_size_limit += events;
+    out.clear();
+    return;
+  }
+  bool sequences_kept = true;
+  for (uint32_t id : out.new_sequences) {
+    size_t count = 0;
+    const Event* shapes = c.launches.sequence(id, &count);
+    sequences_kept = c.writer.add_launch_sequence(id, shapes, static_cast<uint32_t>(count)) && sequences_kept;
+  }
+  const size_t kept = c.writer.add_events(out.events.data(), out.events.size());
+  c.events_written += kept;
+  c.lost_no_memory += out.events.size() - kept;
+  // A run whose sequence could not be buffered would name an unknown one.
+  size_t runs_kept = sequences_kept ? c.writer.add_launch_runs(out.runs.data(), out.runs.size()) : 0;
+  uint64_t in_kept_runs = 0;
+  for (size_t i = 0; i < runs_kept; ++i) {
+    size_t count = 0;
+    c.launches.sequence(out.runs[i].sequence_id, &count);
+    in_kept_runs += count;
+  }
+  c.events_written += in_kept_runs;
+  c.lost_no_memory += out.run_launches - in_kept_runs;
+  out.clear();
+}
+
 void drain(Collector& c, bool last = false) {
   c.clock.refine();
   ThreadState* prev = nullptr;
@@ -143,13 +193,8 @@ void drain(Collector& c, bool last = false) {
         e.start_ns = c.clock.to_ns(e.start_ns);
         e.end_ns = c.clock.to_ns(e.end_ns);
       }
-      if (over_size_limit(c, n * sizeof(Event))) {
-        c.over_size_limit += n;
-        continue;
-      }
-      const size_t kept = c.writer.add_events(c.scratch.data(), n);
-      c.events_written += kept;
-      c.lost_no_memory += n - kept;
+      for (size_t i = 0; i < n; ++i) c.launches.add(c.scratch[i], &c.folded);
+      write_folded(c);
       // A long backlog (a long flush period, a burst) goes out as it is
       // drained: the buffer stays small, and the time bound has meaning.
       if (c.writer.buffered_bytes() >= kFlushAtBytes) flush(c);
@@ -161,6 +206,10 @@ void drain(Collector& c, bool last = false) {
       c.writer.add_drops(state->tid, dropped);
       state->drops_reported = dropped;
     }
+    if (exited) {
+      c.launches.close_thread(state->tid, &c.folded);  // nothing more will come
+      write_folded(c);
+    }
     if (exited && prev != nullptr) {
       // Nothing can be pushed any more; its drops live on in the total.
       c.drops_from_freed_rings += dropped;
@@ -170,6 +219,14 @@ void drain(Collector& c, bool last = false) {
     }
     state = next;
   }
+  // Runs held open past their time: the trace of a killed process lacks at
+  // most kRunAgeNs of a thread's launches; the last drain closes them all.
+  if (last) {
+    c.launches.close_all(&c.folded);
+  } else {
+    c.launches.close_stale(monotonic_ns(), kRunIdleNs, kRunAgeNs, &c.folded);
+  }
+  write_folded(c);
   // Stacks after events: every stack an event of this drain refers to was
   // interned before that event was pushed, so it is published by now.
   // Python code objects first, so every frame of a stack below is named.
@@ -213,6 +270,9 @@ void* collector_main(void*) {
   Collector& c = *g_collector;
   std::unique_lock<std::mutex> lock(c.mutex);
   write_process_info(c.writer);
+  c.writer.add_process_info(info_key::kTraceDetail, c.launches.enabled()                ? "aggregated"
+                                                    : config().aggregate_launches ? "full (GPU timeline)"
+                                                                                  : "full");
   while (!c.stop) {
     uint64_t request = c.flush_requested;
     drain(c);

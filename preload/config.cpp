@@ -76,6 +76,8 @@ Config config_from_environment() {
   c.exit_flush_ms = parse_u32(std::getenv(env::kExitFlushMs), c.exit_flush_ms, 0, 60000);
   c.max_trace_mib = parse_u32(std::getenv(env::kMaxTraceMiB), 0, 0, 1u << 30);
   c.ring_events = round_up_pow2(parse_u32(std::getenv(env::kRingEvents), c.ring_events, 64, 1u << 24));
+  const char* detail = std::getenv(env::kDetail);
+  c.aggregate_launches = !(detail != nullptr && std::strcmp(detail, "full") == 0);
   c.stacks = !is_false(std::getenv(env::kStacks));
   c.python = !is_false(std::getenv(env::kPython));
   const char* log = std::getenv(env::kLog);

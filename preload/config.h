@@ -17,6 +17,10 @@ struct Config {
   uint32_t exit_flush_ms = 3500;
   uint32_t max_trace_mib = 0;  // SYNCSCOPE_MAX_TRACE_MB: past this size, events are counted, not written (0: no limit)
   uint32_t ring_events = 16384;        // SYNCSCOPE_RING_EVENTS per thread (rounded up to a power of 2)
+  // SYNCSCOPE_DETAIL=full: every launch an event; by default a thread's
+  // launches are written as runs of repeated sequences (trace/launch_runs.h),
+  // except while the GPU timeline is on (its join needs each launch).
+  bool aggregate_launches = true;
   bool stacks = true;                  // SYNCSCOPE_STACKS=0 disables stack capture (native and Python)
   bool python = true;                  // SYNCSCOPE_PYTHON=0 disables Python frames
   int log_level = 1;                   // SYNCSCOPE_LOG: 0 quiet, 1 warnings, 2 debug

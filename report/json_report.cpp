@@ -176,6 +176,10 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       {"dropped_events_at_exit", trace.events_unwritten_at_exit},
       {"dropped_events_no_memory", trace.events_lost_no_memory},
       {"dropped_events_over_size_limit", trace.events_over_size_limit},
+      // Launches written as runs (docs/trace-format.md, kLaunchRuns): their
+      // count and order are exact, their individual times spread.
+      {"aggregated_launches", trace.aggregated_launches},
+      {"trace_detail", trace.info("trace.detail")},
       {"wall_us", static_cast<double>(p.summary.wall_ns) / 1e3},
       {"steps",
        {{"detected", analysis.steps.detected},

@@ -38,7 +38,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAGIC = b"SYNCSCOP"
 # The record layouts this script knows how to rewrite (trace/format.h).
-KNOWN_VERSIONS = {1}
+KNOWN_VERSIONS = {1, 2}
 K_MODULE, K_PROCESS, K_PYCODE = 3, 5, 8
 
 

@@ -30,6 +30,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
   if (settings.flush_ms) overrides[env::kFlushMs] = std::to_string(*settings.flush_ms);
   if (settings.ring_events) overrides[env::kRingEvents] = std::to_string(*settings.ring_events);
   if (settings.max_trace_mib) overrides[env::kMaxTraceMiB] = std::to_string(*settings.max_trace_mib);
+  if (!settings.detail.empty()) overrides[env::kDetail] = settings.detail;
   if (!settings.stacks) overrides.insert_or_assign(env::kStacks, std::string(1, '0'));
   if (settings.gpu_timeline) overrides.insert_or_assign(env::kGpuTimeline, std::string(1, '1'));
   if (settings.gpu_timeline && !settings.gpu_sampling.empty()) {

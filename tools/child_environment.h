@@ -24,6 +24,7 @@ struct RecorderSettings {
   bool gpu_timeline = false;  // SYNCSCOPE_GPU_TIMELINE=1 when true (else the inherited value)
   std::string gpu_sampling{}; // SYNCSCOPE_GPU_TIMELINE_SAMPLING when not empty (tools/gpu_sampling.h)
   std::optional<unsigned> max_trace_mib{};  // SYNCSCOPE_MAX_TRACE_MB when given
+  std::string detail{};                     // SYNCSCOPE_DETAIL when not empty: "full" or "aggregated"
 };
 
 // The NVTX loader's variable: `syncscope run` sets it to the preload (which

@@ -239,6 +239,8 @@ json TraceDump::to_json() {
   out["complete"] = trace_.complete;
   out["truncation"] = trace_.truncation;
   out["events_dropped"] = trace_.events_dropped;
+  out["aggregated_launches"] = trace_.aggregated_launches;
+  out["launch_runs"] = trace_.launch_runs;
   out["stacks_dropped"] = trace_.stacks_dropped;
   out["counts"] = {{"events", trace_.events.size()},
                    {"stacks", trace_.stacks.size()},
@@ -430,6 +432,10 @@ void TraceDump::to_text(std::ostream& out) {
   out << "counts: " << trace_.events.size() << " events, " << trace_.stacks.size() << " native stacks, "
       << trace_.python_stacks.size() << " python stacks, " << trace_.python_code.size() << " python code objects, "
       << trace_.modules.size() << " modules, " << threads_.size() << " threads\n";
+  if (trace_.launch_runs > 0) {
+    out << "aggregated: " << trace_.aggregated_launches << " of the events are launches put back from "
+        << trace_.launch_runs << " runs (times spread over each run)\n";
+  }
   if (!trace_.events.empty()) {
     out << "span: +" << seconds(relative(trace_.events.front().start_ns)) << " s to +"
         << seconds(relative(last_end_ns_)) << " s after the recording began\n";

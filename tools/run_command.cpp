@@ -149,6 +149,7 @@ int run_command(const RunOptions& options) {
   settings.gpu_timeline = options.gpu_timeline;
   settings.gpu_sampling = options.gpu_sampling;
   settings.max_trace_mib = options.max_trace_mib;
+  settings.detail = options.detail;
   std::vector<std::string> child_env = child_environment(environment, settings);
 
   std::vector<char*> argv, envp;
@@ -248,6 +249,7 @@ struct RunArgs {
   unsigned flush_ms = 0, ring_events = 0;  // 0: the recorder's default
   std::string gpu_timeline;                // --gpu-timeline's value ("" when not given)
   std::string max_trace_size;              // --max-trace-size's value ("" when not given)
+  std::string detail;                      // --detail
   bool no_report = false, no_stacks = false;
 };
 
@@ -267,6 +269,7 @@ int run_from_args(RunArgs& args, const std::vector<std::string>& remaining,
   run.stacks = !args.no_stacks;
   if (args.flush_ms) run.flush_ms = args.flush_ms;
   if (args.ring_events) run.ring_events = args.ring_events;
+  run.detail = args.detail;
   if (!args.max_trace_size.empty()) {
     std::optional<uint64_t> bytes = parse_byte_size(args.max_trace_size);
     if (!bytes || *bytes < (uint64_t{1} << 20) || *bytes > (uint64_t{1} << 50)) {
@@ -296,6 +299,10 @@ void add_run_command(CLI::App& app, SubcommandContext& context) {
       ->check(CLI::Range(kMinFlushMs, kMaxFlushMs));
   cmd->add_option("--ring-events", args->ring_events, "Events per thread ring (default 16384)")
       ->check(CLI::Range(kMinRingEvents, kMaxRingEvents));
+  cmd->add_option("--detail", args->detail,
+                  "How launches are written: aggregated (default: runs of repeated launch sequences, a small "
+                  "fraction of the size) or full (every launch an event, as with the GPU timeline)")
+      ->check(CLI::IsMember({"full", "aggregated"}));
   cmd->add_option("--max-trace-size", args->max_trace_size,
                   "Stop writing events once a process's trace is this large (e.g. 2G); later events are counted "
                   "and the report says when the limit was reached");

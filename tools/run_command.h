@@ -19,6 +19,7 @@ struct RunOptions {
   std::optional<unsigned> flush_ms;
   std::optional<unsigned> ring_events;
   std::optional<unsigned> max_trace_mib;  // --max-trace-size, rounded up to MiB
+  std::string detail;                     // --detail: "full", "aggregated", or "" (the recorder's default)
   bool stacks = true;
   bool gpu_timeline = false;  // --gpu-timeline: SYNCSCOPE_GPU_TIMELINE=1 (CUPTI)
   std::string gpu_sampling;   // SYNCSCOPE_GPU_TIMELINE_SAMPLING: "" (default windows), "full" or "W/P" ms

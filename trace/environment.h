@@ -16,6 +16,9 @@ inline constexpr const char* kExitFlushMs = "SYNCSCOPE_EXIT_FLUSH_MS";   // the 
 // A trace file's size limit in MiB (0 or unset: none): past it, events are
 // counted, not written (`syncscope run --max-trace-size`).
 inline constexpr const char* kMaxTraceMiB = "SYNCSCOPE_MAX_TRACE_MB";
+// "full": every launch written as an event; "aggregated" (the default):
+// launches as runs of repeated sequences (docs/trace-format.md).
+inline constexpr const char* kDetail = "SYNCSCOPE_DETAIL";
 inline constexpr const char* kRingEvents = "SYNCSCOPE_RING_EVENTS";      // per-thread ring size
 inline constexpr const char* kStacks = "SYNCSCOPE_STACKS";               // 0: no stack capture
 inline constexpr const char* kPython = "SYNCSCOPE_PYTHON";               // 0: no Python frames

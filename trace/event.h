@@ -35,6 +35,9 @@ enum EventFlags : uint8_t {
   kFlagCapturing = 1u << 1,        // the stream was being captured into a CUDA graph
   kFlagError = 1u << 2,            // the call returned an error
   kFlagPerThreadStream = 1u << 3,  // the _ptsz variant: stream 0 means per-thread default
+  // Set by the reader on a launch put back from an aggregated run
+  // (trace/launch_runs.h): its times are spread over the run, not measured.
+  kFlagAggregated = 1u << 4,
 };
 
 // Well-known stream handles (driver_types.h).

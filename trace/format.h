@@ -17,7 +17,10 @@
 namespace syncscope {
 
 inline constexpr char kTraceMagic[8] = {'S', 'Y', 'N', 'C', 'S', 'C', 'O', 'P'};
-inline constexpr uint32_t kTraceVersion = 1;
+// 2: launches may be aggregated (kLaunchSequence, kLaunchRuns): a reader of
+// version 1 would skip them and lose the launches, so it must refuse.
+inline constexpr uint32_t kTraceVersion = 2;
+inline constexpr uint32_t kOldestTraceVersion = 1;  // what this reader still reads
 inline constexpr const char* kTraceFileSuffix = ".sstrace";
 // Beside the traces: one line "pid ppid exe" per process that loaded the
 // recorder but never called CUDA (so wrote no trace), for the report's count.
@@ -64,6 +67,9 @@ enum class RecordType : uint32_t {
   // payload: u64 start, u32 len, u8 build_id[len]: the GNU build-id of the
   // latest kModule before it with that start (older readers skip it)
   kModuleBuildId = 12,
+  // Aggregated launches (trace/launch_runs.h), since version 2:
+  kLaunchSequence = 13,  // payload: u32 id, u32 count, Event[count] (times, tid, stack 0)
+  kLaunchRuns = 14,      // payload: LaunchRun[n] (each after its sequence)
 };
 
 struct RecordHeader {

@@ -61,6 +61,9 @@ inline constexpr const char* kGpuTimelineStopped = "gpu_timeline.stopped";
 // When the trace reached its size limit (run --max-trace-size): "LIMIT_BYTES
 // at NS" (NS on the trace clock): events after it were counted, not written.
 inline constexpr const char* kTraceSizeLimit = "trace.size_limit";
+// How launches were written: "aggregated" (runs of repeated sequences,
+// trace/launch_runs.h), "full", or "full (GPU timeline)".
+inline constexpr const char* kTraceDetail = "trace.detail";
 
 // Written only for a session started by `syncscope attach`.
 inline constexpr const char* kAttachMode = "attach.mode";       // one of the two values below

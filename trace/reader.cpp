@@ -5,6 +5,8 @@
 // file's own size.
 #include "trace/reader.h"
 
+#include "trace/launch_runs.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -126,6 +128,8 @@ struct ParseState {
   std::map<uint32_t, uint64_t> drops;  // tid -> last cumulative count
   bool have_end = false;
   EndPayload end{};
+  // kLaunchSequence: id -> the launches less their times (trace/launch_runs.h).
+  std::unordered_map<uint32_t, std::vector<Event>> sequences;
 };
 
 // Parses one record's payload (`size` bytes, all present) into the trace;
@@ -142,6 +146,32 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
         Event e;
         std::memcpy(&e, p + i * s.event_size, sizeof(Event));  // newer, longer events: the first 64 bytes
         trace.events.push_back(e);
+      }
+      return {};
+    }
+    case RecordType::kLaunchSequence: {
+      if (size < 8) return absl::StrCat("launch sequence record of ", size, " bytes is too short");
+      const uint32_t id = load<uint32_t>(p), count = load<uint32_t>(p + 4);
+      if (count == 0 || 8 + uint64_t{count} * s.event_size > size) {
+        return absl::StrCat("launch sequence of ", count, " launches does not fit its record");
+      }
+      std::vector<Event> shapes(count);
+      for (uint32_t i = 0; i < count; ++i) std::memcpy(&shapes[i], p + 8 + size_t{i} * s.event_size, sizeof(Event));
+      s.sequences[id] = std::move(shapes);
+      return {};
+    }
+    case RecordType::kLaunchRuns: {
+      if (size % sizeof(LaunchRun) != 0) {
+        return absl::StrCat("launch runs payload of ", size, " bytes is not a multiple of ", sizeof(LaunchRun));
+      }
+      for (size_t i = 0; i < size / sizeof(LaunchRun); ++i) {
+        LaunchRun run;
+        std::memcpy(&run, p + i * sizeof(LaunchRun), sizeof(run));
+        auto it = s.sequences.find(run.sequence_id);
+        if (it == s.sequences.end()) return absl::StrCat("launch run of unknown sequence ", run.sequence_id);
+        expand_launch_run(run, it->second.data(), it->second.size(), &trace.events);
+        trace.aggregated_launches += it->second.size();
+        ++trace.launch_runs;
       }
       return {};
     }
@@ -293,9 +323,10 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
         absl::StrCat(path, ": file ends inside the trace header (", data.size(), " bytes)"));
   }
   const uint32_t version = load<uint32_t>(data.data() + 8);
-  if (version != kTraceVersion) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": unsupported trace version ", version, ", this reader understands ", kTraceVersion));
+  if (version < kOldestTraceVersion || version > kTraceVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": unsupported trace version ", version,
+                                                   ", this reader understands ", kOldestTraceVersion, " to ",
+                                                   kTraceVersion));
   }
   if (data.size() < sizeof(FileHeader)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": file ends inside the trace header (", data.size(), " of ",

@@ -69,6 +69,10 @@ struct ProcessTrace {
   uint64_t events_lost_no_memory = 0;     // of which: the writer could not buffer them
   uint64_t events_over_size_limit = 0;    // of which: past the trace size limit (run --max-trace-size)
   uint64_t stacks_dropped = 0;
+  // Launches put back from aggregated runs (trace/launch_runs.h; their
+  // events carry kFlagAggregated), and the runs they came in.
+  uint64_t aggregated_launches = 0;
+  uint64_t launch_runs = 0;
   bool complete = false;   // a kEnd record closed the file
   std::string truncation;  // why not complete, for the report ("" when complete)
 

@@ -161,6 +161,32 @@ size_t TraceWriter::add_events(const Event* events, size_t count) {
   return kept;
 }
 
+bool TraceWriter::add_launch_sequence(uint32_t id, const Event* shapes, uint32_t count) {
+  if (shapes == nullptr || count == 0 || uint64_t{count} * sizeof(Event) + 8 > kMaxRecordPayload) return false;
+  auto* out = static_cast<unsigned char*>(begin_record(RecordType::kLaunchSequence, 8 + count * sizeof(Event)));
+  if (out == nullptr) return false;
+  std::memcpy(out, &id, 4);
+  std::memcpy(out + 4, &count, 4);
+  std::memcpy(out + 8, shapes, size_t{count} * sizeof(Event));
+  return true;
+}
+
+size_t TraceWriter::add_launch_runs(const LaunchRun* runs, size_t count) {
+  if (runs == nullptr) return 0;
+  constexpr size_t kPerRecord = kMaxRecordPayload / sizeof(LaunchRun);
+  size_t kept = 0;
+  while (count > 0) {
+    const size_t n = count < kPerRecord ? count : kPerRecord;
+    if (void* out = begin_record(RecordType::kLaunchRuns, static_cast<uint32_t>(n * sizeof(LaunchRun)))) {
+      std::memcpy(out, runs, n * sizeof(LaunchRun));
+      kept += n;
+    }
+    runs += n;
+    count -= n;
+  }
+  return kept;
+}
+
 void TraceWriter::add_frames(RecordType type, uint32_t id, const uint64_t* frames, uint32_t depth, uint32_t max_depth) {
   if (frames == nullptr) depth = 0;
   if (depth > max_depth) depth = max_depth;  // innermost frames kept

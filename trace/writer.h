@@ -13,6 +13,7 @@
 #include "trace/event.h"
 #include "trace/format.h"
 #include "trace/gpu_record.h"
+#include "trace/launch_runs.h"
 
 namespace syncscope {
 
@@ -45,6 +46,10 @@ class TraceWriter {
   // error these do nothing.
   // Returns how many were kept (fewer only when memory ran out: the caller counts the rest).
   size_t add_events(const Event* events, size_t count);
+  // Aggregated launches (trace/launch_runs.h): a sequence before the first
+  // run that names it. False / fewer kept when memory ran out.
+  bool add_launch_sequence(uint32_t id, const Event* shapes, uint32_t count);
+  size_t add_launch_runs(const LaunchRun* runs, size_t count);
   void add_stack(uint32_t id, const uint64_t* pcs, uint32_t depth);
   void add_module(uint64_t start, uint64_t end, uint64_t bias, std::string_view path);
   // Right after the module's add_module (same start); ids longer than

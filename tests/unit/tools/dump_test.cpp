@@ -109,7 +109,8 @@ TEST_F(Dump, TextShowsHeaderCountsThreadsAndApis) {
   std::string file = write_trace(path("t"), 777);
   Result r = run({"dump", file});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* want : {"trace version 1, pid 777, ppid 1", "complete (clean shutdown)", "events dropped: 0",
+  const std::string version = "trace version " + std::to_string(kTraceVersion) + ", pid 777, ppid 1";
+  for (const char* want : {version.c_str(), "complete (clean shutdown)", "events dropped: 0",
                            "python3 train.py --lr 1", "121 events, 1 native stacks, 1 python stacks, 2 python code",
                            "cudaStreamSynchronize", "D2H/pinned:40", "errors:1", "main", "worker"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;

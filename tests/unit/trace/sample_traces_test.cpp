@@ -136,5 +136,36 @@ TEST(TraceSamples, Version1ReadsWithItsContents) {
   EXPECT_EQ(t.info("syncscope_version"), "0.1.0");
 }
 
+// tests/data/traces/v2/accumulation_loop.sstrace: the same program recorded
+// by the version 2 recorder (launches aggregated by default: this program
+// makes none, so its events are all plain ones).
+TEST(TraceSamples, Version2ReadsWithItsContents) {
+  auto read = read_trace_file(kSamples + "/v2/accumulation_loop.sstrace");
+  ASSERT_TRUE(read.ok()) << read.status();
+  const ProcessTrace& t = *read;
+  EXPECT_EQ(t.header.version, 2u);
+  EXPECT_EQ(t.header.pid, 12802u);
+  EXPECT_TRUE(t.complete) << t.truncation;
+  EXPECT_EQ(t.events_dropped, 0u);
+  EXPECT_EQ(t.events_unwritten_at_exit, 0u);
+  EXPECT_EQ(t.info("trace.detail"), "aggregated");
+  EXPECT_EQ(t.launch_runs, 0u);
+  ASSERT_EQ(t.events.size(), 147u);
+  std::map<std::string, size_t> want = {
+      {"cudaStreamCreateWithFlags", 1}, {"cudaMalloc", 1},         {"cudaMallocHost", 1},
+      {"cudaMemsetAsync", 72},          {"cudaMemcpyAsync", 12},   {"cudaStreamSynchronize", 36},
+      {"syncscope_optimizer_step", 12}, {"syncscope_gil_wait", 12}};
+  EXPECT_EQ(api_counts(t), want);
+  size_t read_backs = 0;
+  for (const Event& e : t.events) {
+    if (e.api == static_cast<uint16_t>(ApiId::cudaStreamSynchronize) && e.tid == 12802) {
+      EXPECT_EQ(python_site(t, e.stack_id), "accumulation_loop.py:26 read_back");
+      ++read_backs;
+    }
+  }
+  EXPECT_EQ(read_backs, 12u);
+  EXPECT_EQ(t.modules.size(), 27u);
+}
+
 }  // namespace
 }  // namespace syncscope

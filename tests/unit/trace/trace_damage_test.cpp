@@ -9,13 +9,15 @@
 
 #include "tests/unit/trace/trace_test_util.h"
 #include "trace/api.h"
+#include "trace/launch_runs.h"
 #include "trace/reader.h"
 
 namespace syncscope::testing {
 namespace {
 
 // A small trace holding every record type, events spread over three records,
-// and drops from two threads; ends with kEnd. 16 records.
+// and drops from two threads, a launch sequence and two runs of it; ends
+// with kEnd. 19 records.
 std::string write_sample(const std::string& dir, std::vector<Event>* written = nullptr) {
   std::string error;
   TraceWriter w;
@@ -48,7 +50,14 @@ std::string write_sample(const std::string& dir, std::vector<Event>* written = n
   w.add_drops(8, 1);
   w.add_stack(2, pcs, 1);
   events(1);
-  w.add_end(EndPayload{1, 6, 9, 0});
+  // Aggregated launches, after every event: the reader puts them back in order.
+  std::vector<Event> shapes = {make_event(12, 0, 0), make_event(12, 0, 0), make_event(13, 0, 0)};
+  for (Event& e : shapes) e = launch_shape(e);
+  EXPECT_TRUE(w.add_launch_sequence(4, shapes.data(), 3));
+  LaunchRun runs[2] = {{t, t + 20, t + 25, 9, 7, 4}, {t + 100, t + 130, t + 131, 6, 8, 4}};
+  EXPECT_EQ(w.add_launch_runs(runs, 2), 2u);
+  for (const LaunchRun& r : runs) expand_launch_run(r, shapes.data(), shapes.size(), &all);
+  w.add_end(EndPayload{1, 12, 9, 0});
   w.close();
   if (written != nullptr) *written = all;
   return w.path();
@@ -56,6 +65,7 @@ std::string write_sample(const std::string& dir, std::vector<Event>* written = n
 
 // What a reader must return for a file holding exactly `spans`.
 struct Expected {
+  uint32_t sequence_length = 0;
   size_t events = 0, stacks = 0, modules = 0, build_ids = 0, threads = 0, process = 0, py_code = 0, py_stacks = 0;
   uint64_t dropped = 0;
   bool end = false;
@@ -72,6 +82,12 @@ Expected expected_for(const std::vector<unsigned char>& bytes, const std::vector
         break;
       case RecordType::kStack:
         ++x.stacks;
+        break;
+      case RecordType::kLaunchSequence:
+        std::memcpy(&x.sequence_length, p + 4, 4);
+        break;
+      case RecordType::kLaunchRuns:
+        x.events += s.size / sizeof(LaunchRun) * x.sequence_length;
         break;
       case RecordType::kModule:
         ++x.modules;
@@ -123,7 +139,7 @@ TEST(TraceDamage, CutAtEveryByteKeepsEveryCompleteRecord) {
   std::string path = write_sample(dir, &written);
   const std::vector<unsigned char> bytes = read_bytes(path);
   const std::vector<RecordSpan> all = record_spans(bytes);
-  ASSERT_EQ(all.size(), 17u);
+  ASSERT_EQ(all.size(), 19u);
   ASSERT_EQ(all.back().end, bytes.size());
   std::string cut = dir + "/cut.sstrace";
   for (size_t size = 0; size <= bytes.size(); ++size) {

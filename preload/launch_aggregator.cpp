@@ -1,0 +1,118 @@
+#include "preload/launch_aggregator.h"
+
+#include "trace/api.h"
+
+namespace syncscope::preload {
+
+namespace {
+
+uint16_t order_mark_api() { return static_cast<uint16_t>(ApiId::syncscope_order_mark); }
+
+}  // namespace
+
+bool LaunchAggregator::foldable(const Event& e) {
+  return api_family(e.api) == ApiFamily::kLaunch && e.stack_id == 0 && (e.flags & (kFlagError | kFlagCapturing)) == 0;
+}
+
+void LaunchAggregator::add(const Event& e, Output* out) {
+  if (e.api == order_mark_api()) {
+    if (enabled_) close_thread(e.tid, out);
+    return;  // never written: it only says where a late event belongs
+  }
+  if (!enabled_) {
+    out->events.push_back(e);
+    return;
+  }
+  if (!foldable(e)) {
+    close_thread(e.tid, out);
+    out->events.push_back(e);
+    return;
+  }
+  Open& open = open_[e.tid];
+  open.launches.push_back(e);
+  open.recent[0] = open.recent[1];
+  open.recent[1] = open.recent[2];
+  open.recent[2] = shape_hash(launch_shape(e));
+  const uint64_t window = open.recent[0] * 3 + open.recent[1] * 7 + open.recent[2];
+  const bool content_cut = open.launches.size() >= kMinRun && ((window >> 17) & kCutMask) == 0;
+  if (content_cut || open.launches.size() >= kMaxRun) close(e.tid, open, out);
+}
+
+void LaunchAggregator::close_thread(uint32_t tid, Output* out) {
+  auto it = open_.find(tid);
+  if (it == open_.end()) return;
+  close(tid, it->second, out);
+  // A thread's content window restarts after another call: the cuts that
+  // follow depend on the launches alone, not on what came before the call.
+  open_.erase(it);
+}
+
+void LaunchAggregator::close_stale(uint64_t now_ns, uint64_t idle_ns, uint64_t age_ns, Output* out) {
+  for (auto it = open_.begin(); it != open_.end();) {
+    const std::vector<Event>& l = it->second.launches;
+    if (!l.empty() && (now_ns > l.back().end_ns + idle_ns || now_ns > l.front().start_ns + age_ns)) {
+      close(it->first, it->second, out);
+      it = open_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void LaunchAggregator::close_all(Output* out) {
+  for (auto& [tid, open] : open_) close(tid, open, out);
+  open_.clear();
+}
+
+const Event* LaunchAggregator::sequence(uint32_t id, size_t* count) const {
+  if (id >= sequences_.size()) return nullptr;
+  *count = sequences_[id].count;
+  return shapes_.data() + sequences_[id].offset;
+}
+
+int64_t LaunchAggregator::intern(const std::vector<Event>& launches, uint64_t hash, Output* out) {
+  auto [first, last] = by_hash_.equal_range(hash);
+  for (auto it = first; it != last; ++it) {
+    const Sequence& s = sequences_[it->second];
+    if (s.count != launches.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < launches.size() && same; ++i) same = same_shape(shapes_[s.offset + i], launches[i]);
+    if (same) return it->second;
+  }
+  if (shapes_.size() + launches.size() > kMaxShapes) return -1;
+  const uint32_t id = static_cast<uint32_t>(sequences_.size());
+  sequences_.push_back(Sequence{static_cast<uint32_t>(shapes_.size()), static_cast<uint32_t>(launches.size())});
+  for (const Event& e : launches) shapes_.push_back(launch_shape(e));
+  by_hash_.emplace(hash, id);
+  out->new_sequences.push_back(id);
+  return id;
+}
+
+void LaunchAggregator::close(uint32_t tid, Open& open, Output* out) {
+  std::vector<Event>& l = open.launches;
+  if (l.empty()) return;
+  int64_t id = -1;
+  if (l.size() >= kMinRun) {
+    uint64_t hash = l.size();
+    for (const Event& e : l) hash = hash * 0x100000001b3ull ^ shape_hash(launch_shape(e));
+    id = intern(l, hash, out);
+  }
+  if (id < 0) {
+    out->events.insert(out->events.end(), l.begin(), l.end());
+  } else {
+    LaunchRun run{};
+    run.first_start_ns = l.front().start_ns;
+    run.last_start_ns = l.back().start_ns;
+    run.last_end_ns = l.back().end_ns;
+    for (const Event& e : l) run.host_ns += e.end_ns - e.start_ns;
+    run.tid = tid;
+    run.sequence_id = static_cast<uint32_t>(id);
+    out->runs.push_back(run);
+    out->run_launches += l.size();
+    launches_in_runs_ += l.size();
+    ++runs_;
+  }
+  l.clear();
+}
+
+}  // namespace syncscope::preload

@@ -1,0 +1,111 @@
+// Aggregated launches (docs/trace-format.md, kLaunchRuns) end to end on the
+// fake runtime: a training-shaped program's findings are those of full
+// detail, its calls all come back, and the trace is a small fraction of the
+// size; the GPU timeline keeps full detail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/integration/harness.h"
+#include "trace/api.h"
+#include "trace/reader.h"
+
+namespace syncscope::testing {
+namespace {
+
+struct Recording {
+  RunResult result;
+  ProcessTrace trace;
+  nlohmann::json report;
+  uint64_t file_bytes = 0;
+};
+
+Recording record(const std::string& name, const std::vector<std::string>& flags) {
+  std::string dir = fresh_dir(name);
+  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--no-report",
+                                   "--format", "json=" + dir + "/findings.json"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"--", example("training_loop"), "300"});
+  Recording r;
+  auto env = fake_runtime_env();  // the timeline on: full detail unless a flag says otherwise
+  if (std::find(flags.begin(), flags.end(), "--gpu-timeline=full") == flags.end()) env["SYNCSCOPE_GPU_TIMELINE"] = "0";
+  r.result = run(argv, env);
+  EXPECT_EQ(r.result.exit_code, 0) << r.result.err;
+  auto traces = load_traces(dir + "/t");
+  EXPECT_EQ(traces.size(), 1u);
+  if (!traces.empty()) {
+    r.trace = std::move(traces[0]);
+    r.file_bytes = std::filesystem::file_size(r.trace.file);
+  }
+  std::ifstream in(dir + "/findings.json");
+  r.report = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return r;
+}
+
+std::map<std::string, size_t> api_counts(const ProcessTrace& t) {
+  std::map<std::string, size_t> counts;
+  for (const Event& e : t.events) ++counts[std::string(api_name(e.api))];
+  return counts;
+}
+
+// What a finding says, less its timings (two runs never take the same time).
+std::vector<std::string> finding_identities(const nlohmann::json& report) {
+  std::vector<std::string> out;
+  for (const auto& f : report["processes"][0]["findings"]) {
+    out.push_back(f["category"].get<std::string>() + " " + f["cause"].get<std::string>() + " " +
+                  f["fingerprint"].get<std::string>() + " " + f["phase"].get<std::string>() + " count " +
+                  std::to_string(f["count"].get<int>()) + " per step " + std::to_string(f["per_step"].get<double>()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(LaunchAggregation, FindingsEqualFullDetailAtAFractionOfTheSize) {
+  Recording full = record("aggregation-full", {"--detail", "full"});
+  Recording folded = record("aggregation-default", {});
+  ASSERT_FALSE(full.report.is_discarded());
+  ASSERT_FALSE(folded.report.is_discarded());
+  EXPECT_EQ(full.trace.info("trace.detail"), "full");
+  EXPECT_EQ(folded.trace.info("trace.detail"), "aggregated");
+
+  // Every call comes back, none dropped, all counted as written.
+  EXPECT_EQ(api_counts(folded.trace), api_counts(full.trace));
+  EXPECT_EQ(full.trace.launch_runs, 0u);
+  EXPECT_GT(folded.trace.launch_runs, 0u);
+  EXPECT_GT(folded.trace.aggregated_launches, count_api(folded.trace, ApiId::cudaLaunchKernel) * 9 / 10);
+  EXPECT_EQ(folded.trace.events_dropped, 0u);
+  EXPECT_TRUE(folded.trace.complete) << folded.trace.truncation;
+
+  // The same findings, steps and phases.
+  EXPECT_EQ(finding_identities(folded.report), finding_identities(full.report));
+  EXPECT_FALSE(finding_identities(full.report).empty());
+  EXPECT_EQ(folded.report["processes"][0]["steps"]["detected"], full.report["processes"][0]["steps"]["detected"]);
+  EXPECT_EQ(folded.report["processes"][0]["launches"], full.report["processes"][0]["launches"]);
+
+  // 300 steps of ~420 launches: a small fraction of 64 bytes per call.
+  EXPECT_LT(folded.file_bytes * 10, full.file_bytes)
+      << folded.file_bytes << " bytes aggregated, " << full.file_bytes << " full";
+}
+
+// The GPU timeline joins CUPTI's records to each launch: full detail then.
+TEST(LaunchAggregation, TheGpuTimelineKeepsFullDetail) {
+  Recording r = record("aggregation-timeline", {"--gpu-timeline=full"});
+  EXPECT_EQ(r.trace.info("trace.detail"), "full (GPU timeline)");
+  EXPECT_EQ(r.trace.launch_runs, 0u);
+  EXPECT_FALSE(r.trace.gpu_activity.empty());
+}
+
+TEST(LaunchAggregation, DetailTakesOnlyItsTwoValues) {
+  RunResult r = run({syncscope_bin(), "run", "--detail", "some", "--", example("exit_code"), "0"}, fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--detail"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace syncscope::testing

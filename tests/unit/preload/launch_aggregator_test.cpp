@@ -1,0 +1,218 @@
+// The collector's folding of launches into runs (preload/launch_aggregator.h)
+// and the reader's unfolding (trace/launch_runs.h): what comes back is every
+// call, in order, with the calls that are not launches untouched, and a
+// repeated step costs a few runs, not a record per launch.
+#include "preload/launch_aggregator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "trace/api.h"
+#include "trace/launch_runs.h"
+
+namespace syncscope::preload {
+namespace {
+
+constexpr uint16_t kLaunchApi = static_cast<uint16_t>(ApiId::cudaLaunchKernel);
+constexpr uint16_t kSyncApi = static_cast<uint16_t>(ApiId::cudaStreamSynchronize);
+constexpr uint16_t kMarkApi = static_cast<uint16_t>(ApiId::syncscope_order_mark);
+
+struct Feed {
+  std::vector<Event> in;  // what the hooks recorded (order marks included)
+  uint64_t t = 1000;
+  void call(uint16_t api, uint64_t kernel, uint32_t tid = 7, uint32_t stack = 0) {
+    Event e{};
+    e.start_ns = t;
+    e.end_ns = t + 3;
+    e.api = api;
+    e.dst = kernel;
+    e.stream = 0x5000;
+    e.tid = tid;
+    e.stack_id = stack;
+    e.device = 0;
+    t += 10;
+    in.push_back(e);
+  }
+};
+
+// Runs the events through an aggregator and the reader's expansion.
+struct Folded {
+  LaunchAggregator::Output out;  // everything written, accumulated
+  std::vector<Event> back;       // what a reader gets, sorted by start
+  size_t sequences = 0;
+};
+
+Folded fold(const std::vector<Event>& in, bool enabled = true) {
+  LaunchAggregator a(enabled);
+  Folded f;
+  LaunchAggregator::Output step;
+  auto take = [&] {
+    f.out.events.insert(f.out.events.end(), step.events.begin(), step.events.end());
+    f.out.runs.insert(f.out.runs.end(), step.runs.begin(), step.runs.end());
+    f.out.new_sequences.insert(f.out.new_sequences.end(), step.new_sequences.begin(), step.new_sequences.end());
+    f.out.run_launches += step.run_launches;
+    step.clear();
+  };
+  for (const Event& e : in) {
+    a.add(e, &step);
+    take();
+  }
+  a.close_all(&step);
+  take();
+  f.back = f.out.events;
+  for (const LaunchRun& r : f.out.runs) {
+    size_t count = 0;
+    const Event* shapes = a.sequence(r.sequence_id, &count);
+    EXPECT_NE(shapes, nullptr);
+    expand_launch_run(r, shapes, count, &f.back);
+  }
+  std::stable_sort(f.back.begin(), f.back.end(), [](const Event& x, const Event& y) { return x.start_ns < y.start_ns; });
+  f.sequences = a.sequence_count();
+  return f;
+}
+
+// Every call but the order marks comes back in order, as recorded except
+// for the times of folded launches; the others are byte for byte the same.
+void expect_same_calls(const std::vector<Event>& in, const Folded& f) {
+  std::vector<Event> want;
+  for (const Event& e : in) {
+    if (e.api != kMarkApi) want.push_back(e);
+  }
+  ASSERT_EQ(f.back.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Event& got = f.back[i];
+    ASSERT_EQ(got.api, want[i].api) << i;
+    ASSERT_EQ(got.dst, want[i].dst) << i;
+    ASSERT_EQ(got.tid, want[i].tid) << i;
+    if ((got.flags & kFlagAggregated) == 0) {
+      ASSERT_EQ(got.start_ns, want[i].start_ns) << i;
+      ASSERT_EQ(got.end_ns, want[i].end_ns) << i;
+    }
+  }
+}
+
+TEST(LaunchAggregator, FullDetailPassesEveryCallButTheOrderMarks) {
+  Feed feed;
+  for (int i = 0; i < 100; ++i) feed.call(kLaunchApi, 0xA0 + i % 3);
+  feed.call(kMarkApi, 0);
+  feed.call(kSyncApi, 0);
+  Folded f = fold(feed.in, /*enabled=*/false);
+  EXPECT_TRUE(f.out.runs.empty());
+  EXPECT_EQ(f.out.events.size(), 101u);
+  expect_same_calls(feed.in, f);
+}
+
+// A training loop's shape: each step, 3 "layers" of launches, a copy-like
+// sync, a few more launches, the read-back. The steps fold into a handful
+// of sequences however many steps there are.
+TEST(LaunchAggregator, RepeatedStepsFoldIntoAFewSequences) {
+  Feed feed;
+  for (int step = 0; step < 400; ++step) {
+    for (int layer = 0; layer < 3; ++layer) {
+      for (int k = 0; k < 40; ++k) feed.call(kLaunchApi, 0x1000 + k);
+    }
+    feed.call(kSyncApi, 0);
+    for (int k = 0; k < 25; ++k) feed.call(kLaunchApi, 0x2000 + k);
+    feed.call(kSyncApi, 0);
+  }
+  Folded f = fold(feed.in);
+  expect_same_calls(feed.in, f);
+  EXPECT_EQ(f.out.run_launches, 400u * 145);  // every launch in a run
+  EXPECT_LE(f.sequences, 12u);
+  // Bytes written: a small fraction of 64 per launch.
+  const double bytes = f.out.events.size() * 64.0 + f.out.runs.size() * 40.0;
+  EXPECT_LT(bytes / (400.0 * 145), 6.0) << f.out.runs.size() << " runs";
+}
+
+// No call but launches, for a long time (a loop with no sync at all): the
+// content of the launches cuts the runs at the same places every step, so
+// the sequences stay few although no other call ends a run.
+TEST(LaunchAggregator, ContentCutsKeepAStepWithoutSyncsRepeating) {
+  Feed feed;
+  for (int step = 0; step < 2000; ++step) {
+    for (int k = 0; k < 37; ++k) feed.call(kLaunchApi, 0x3000 + k);
+  }
+  Folded f = fold(feed.in);
+  expect_same_calls(feed.in, f);
+  EXPECT_GT(f.out.run_launches, 2000u * 37 * 95 / 100);
+  EXPECT_LE(f.sequences, 40u);
+}
+
+// A call held back for its Python frames reaches the ring after launches
+// made later; its order mark, pushed in its place, ends the run there, so no
+// run spans its time and it sorts back exactly where it was made.
+TEST(LaunchAggregator, AnOrderMarkEndsTheRunWhereALateCallWasMade) {
+  Feed feed;
+  for (int k = 0; k < 30; ++k) feed.call(kLaunchApi, 0x4000 + k);
+  feed.call(kMarkApi, 0);
+  Event late = feed.in.back();
+  late.api = kSyncApi;
+  late.stack_id = 3;
+  for (int k = 0; k < 30; ++k) feed.call(kLaunchApi, 0x5000 + k);
+  feed.in.push_back(late);  // pushed when the thread took the GIL back
+  Folded f = fold(feed.in);
+  ASSERT_EQ(f.out.runs.size(), 2u);
+  for (const LaunchRun& r : f.out.runs) {
+    EXPECT_FALSE(r.first_start_ns <= late.start_ns && late.start_ns <= r.last_start_ns);
+  }
+  std::vector<Event> in_order = feed.in;
+  in_order.pop_back();
+  in_order.insert(in_order.begin() + 31, late);
+  expect_same_calls(in_order, f);
+}
+
+TEST(LaunchAggregator, ShortStretchesErrorsAndStacksStayEvents) {
+  Feed feed;
+  for (int step = 0; step < 50; ++step) {
+    for (int k = 0; k < 5; ++k) feed.call(kLaunchApi, 0x6000 + k);  // shorter than kMinRun
+    feed.call(kSyncApi, 0);
+  }
+  feed.call(kLaunchApi, 0x7000, 7, /*stack=*/4);
+  Folded f = fold(feed.in);
+  EXPECT_TRUE(f.out.runs.empty());
+  EXPECT_EQ(f.out.events.size(), feed.in.size());
+  EXPECT_FALSE(LaunchAggregator::foldable(feed.in.back()));
+  Event error = feed.in.front();
+  error.flags |= kFlagError;
+  EXPECT_FALSE(LaunchAggregator::foldable(error));
+}
+
+// Threads fold apart; a stale run is closed by time, not left open.
+TEST(LaunchAggregator, ThreadsFoldApartAndStaleRunsClose) {
+  Feed feed;
+  for (int k = 0; k < 200; ++k) feed.call(kLaunchApi, 0x8000 + k % 7, k % 2 == 0 ? 7 : 8);
+  Folded f = fold(feed.in);
+  expect_same_calls(feed.in, f);
+  for (const LaunchRun& r : f.out.runs) EXPECT_TRUE(r.tid == 7 || r.tid == 8);
+
+  LaunchAggregator a(true);
+  LaunchAggregator::Output out;
+  for (int k = 0; k < 20; ++k) a.add(feed.in[static_cast<size_t>(k) * 2], &out);
+  const uint64_t last_end = feed.in[38].end_ns;
+  const uint64_t before = out.run_launches + out.events.size();
+  a.close_stale(last_end + 100, /*idle_ns=*/1000, /*age_ns=*/1000000, &out);
+  EXPECT_EQ(out.run_launches + out.events.size(), before) << "closed while neither idle nor old";
+  a.close_stale(last_end + 5000, 1000, 1000000, &out);
+  EXPECT_EQ(out.run_launches + out.events.size(), 20u) << "an idle run is closed";
+}
+
+// Launches that never repeat fill the dictionary up to its bound, then go
+// out as events: none is lost, the collector's memory stays bounded.
+TEST(LaunchAggregator, ADictionaryFullOfNeverRepeatedSequencesFallsBackToEvents) {
+  Feed feed;
+  std::mt19937_64 rng(5);
+  const size_t n = LaunchAggregator::kMaxShapes * 2;
+  for (size_t i = 0; i < n; ++i) feed.call(kLaunchApi, rng());
+  Folded f = fold(feed.in);
+  EXPECT_EQ(f.out.run_launches + f.out.events.size(), n);
+  EXPECT_GT(f.out.events.size(), n / 3);
+  EXPECT_LE(f.out.run_launches, LaunchAggregator::kMaxShapes);
+  expect_same_calls(feed.in, f);
+}
+
+}  // namespace
+}  // namespace syncscope::preload

@@ -1,0 +1,45 @@
+// Launches recorded in aggregate (docs/trace-format.md, "Aggregated
+// launches"): the bulk of a training job's calls are kernel launches, and at
+// 64 bytes each a day-long job's trace would not fit on disk nor in the
+// reporter. The recorder writes each distinct sequence of launches once
+// (kLaunchSequence: the launches less their times, thread and stack) and
+// then, for every stretch of a thread's launches that repeats it, one
+// LaunchRun: when the stretch began and ended and how long its launches
+// took in all. The reader puts the launches back (expand_launch_run) with
+// their times spread over the stretch, the first and last exact. Every other
+// call (syncs, copies, allocations, frees, events) stays an Event, and no
+// stretch spans one, so the order around them is the recorded one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "trace/event.h"
+
+namespace syncscope {
+
+// Payload element of RecordType::kLaunchRuns.
+struct LaunchRun {
+  uint64_t first_start_ns;  // the first launch's start
+  uint64_t last_start_ns;   // the last launch's start
+  uint64_t last_end_ns;     // the last launch's end
+  uint64_t host_ns;         // the launches' host time, summed
+  uint32_t tid;
+  uint32_t sequence_id;  // a kLaunchSequence of this file, written before
+};
+static_assert(sizeof(LaunchRun) == 40, "LaunchRun is part of the trace format");
+
+// What a launch is within a sequence: the event less its times, thread and
+// stack (launches in a run carry no stack).
+Event launch_shape(const Event& e);
+bool same_shape(const Event& a, const Event& b);
+// A hash of a shape's identity (API, stream, kernel, bytes, flags, device).
+uint64_t shape_hash(const Event& shape);
+
+// Appends the run's launches to `out`: times spread evenly from the first
+// start to the last, the host time shared equally (the last ends exactly
+// at last_end_ns), each flagged kFlagAggregated.
+void expand_launch_run(const LaunchRun& run, const Event* shapes, size_t count, std::vector<Event>* out);
+
+}  // namespace syncscope
