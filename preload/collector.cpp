@@ -130,10 +130,8 @@ bool over_size_limit(Collector& c, uint64_t incoming) {
 
 void flush(Collector& c);
 
-// A run of launches is closed once its thread has launched nothing for this
-// long, or this long after its first launch.
+// A run of launches is closed once its thread has launched nothing for this long.
 constexpr uint64_t kRunIdleNs = 200000000ull;
-constexpr uint64_t kRunAgeNs = 1000000000ull;
 
 // Writes what the launch aggregator let out (sequences before the runs
 // that name them), counting every event in it as written or as lost.
@@ -219,12 +217,13 @@ void drain(Collector& c, bool last = false) {
     }
     state = next;
   }
-  // Runs held open past their time: the trace of a killed process lacks at
-  // most kRunAgeNs of a thread's launches; the last drain closes them all.
+  // Runs of threads that stopped launching; the last drain closes them all.
+  // (The trace of a killed process lacks each thread's open run: at most
+  // LaunchAggregator::kMaxRun launches.)
   if (last) {
     c.launches.close_all(&c.folded);
   } else {
-    c.launches.close_stale(monotonic_ns(), kRunIdleNs, kRunAgeNs, &c.folded);
+    c.launches.close_stale(monotonic_ns(), kRunIdleNs, &c.folded);
   }
   write_folded(c);
   // Stacks after events: every stack an event of this drain refers to was

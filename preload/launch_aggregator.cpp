@@ -1,5 +1,7 @@
 #include "preload/launch_aggregator.h"
 
+#include <algorithm>
+
 #include "trace/api.h"
 
 namespace syncscope::preload {
@@ -7,6 +9,12 @@ namespace syncscope::preload {
 namespace {
 
 uint16_t order_mark_api() { return static_cast<uint16_t>(ApiId::syncscope_order_mark); }
+
+uint64_t mix_window(const uint64_t (&recent)[3]) {
+  uint64_t h = recent[0] * 0x9e3779b97f4a7c15ull ^ recent[1];
+  h = h * 0xbf58476d1ce4e5b9ull ^ recent[2];
+  return h ^ (h >> 29);
+}
 
 }  // namespace
 
@@ -29,13 +37,19 @@ void LaunchAggregator::add(const Event& e, Output* out) {
     return;
   }
   Open& open = open_[e.tid];
-  open.launches.push_back(e);
   open.recent[0] = open.recent[1];
   open.recent[1] = open.recent[2];
   open.recent[2] = shape_hash(launch_shape(e));
-  const uint64_t window = open.recent[0] * 3 + open.recent[1] * 7 + open.recent[2];
-  const bool content_cut = open.launches.size() >= kMinRun && ((window >> 17) & kCutMask) == 0;
-  if (content_cut || open.launches.size() >= kMaxRun) close(e.tid, open, out);
+  const uint64_t window = mix_window(open.recent);
+  open.launches.push_back(e);
+  open.windows.push_back(window);
+  if (open.launches.size() >= kMinCutRun && ((window >> 17) & kCutMask) == 0) {
+    close(e.tid, open, out);
+  } else if (open.launches.size() >= kMaxRun) {
+    // After the largest window hash (from kMinCutRun on, so the run is not too short).
+    auto largest = std::max_element(open.windows.begin() + (kMinCutRun - 1), open.windows.end());
+    close_first(e.tid, open, static_cast<size_t>(largest - open.windows.begin()) + 1, out);
+  }
 }
 
 void LaunchAggregator::close_thread(uint32_t tid, Output* out) {
@@ -47,10 +61,10 @@ void LaunchAggregator::close_thread(uint32_t tid, Output* out) {
   open_.erase(it);
 }
 
-void LaunchAggregator::close_stale(uint64_t now_ns, uint64_t idle_ns, uint64_t age_ns, Output* out) {
+void LaunchAggregator::close_stale(uint64_t now_ns, uint64_t idle_ns, Output* out) {
   for (auto it = open_.begin(); it != open_.end();) {
     const std::vector<Event>& l = it->second.launches;
-    if (!l.empty() && (now_ns > l.back().end_ns + idle_ns || now_ns > l.front().start_ns + age_ns)) {
+    if (!l.empty() && now_ns > l.back().end_ns + idle_ns) {
       close(it->first, it->second, out);
       it = open_.erase(it);
     } else {
@@ -88,9 +102,11 @@ int64_t LaunchAggregator::intern(const std::vector<Event>& launches, uint64_t ha
   return id;
 }
 
-void LaunchAggregator::close(uint32_t tid, Open& open, Output* out) {
-  std::vector<Event>& l = open.launches;
-  if (l.empty()) return;
+void LaunchAggregator::close_first(uint32_t tid, Open& open, size_t n, Output* out) {
+  if (n == 0) return;
+  std::vector<Event> l(open.launches.begin(), open.launches.begin() + static_cast<std::ptrdiff_t>(n));
+  open.launches.erase(open.launches.begin(), open.launches.begin() + static_cast<std::ptrdiff_t>(n));
+  open.windows.erase(open.windows.begin(), open.windows.begin() + static_cast<std::ptrdiff_t>(n));
   int64_t id = -1;
   if (l.size() >= kMinRun) {
     uint64_t hash = l.size();
@@ -112,7 +128,6 @@ void LaunchAggregator::close(uint32_t tid, Open& open, Output* out) {
     launches_in_runs_ += l.size();
     ++runs_;
   }
-  l.clear();
 }
 
 }  // namespace syncscope::preload

@@ -9,7 +9,10 @@
 // the ring late, preload/call_record.h), or where the launches' own content
 // says so (the last three launches hash to a cut, as content-defined
 // chunking does), so a training step's launches are cut at the same places
-// every step whatever the phase of the last cut; at most kMaxRun launches.
+// every step whatever the phase of the last cut. A run that reaches kMaxRun
+// launches without such a cut is cut after its largest window hash (as
+// winnowing does): in a sequence that repeats with a shorter period, that is
+// the same place in every period, so the runs still repeat.
 #pragma once
 
 #include <cstddef>
@@ -38,8 +41,11 @@ class LaunchAggregator {
   };
 
   static constexpr size_t kMinRun = 16;     // shorter stretches stay events
-  static constexpr size_t kMaxRun = 1024;   // the collector's memory per thread
-  static constexpr uint64_t kCutMask = 63;  // one content cut in 64 launches on average
+  // No content cut before this many launches: a step of few kernels repeats
+  // its windows every few launches, and runs that short would cost more.
+  static constexpr size_t kMinCutRun = 256;
+  static constexpr size_t kMaxRun = 4096;   // the collector's memory per thread (256 KiB)
+  static constexpr uint64_t kCutMask = 255;  // one content cut in 256 launches on average
   // The dictionary's bound (launch shapes of every sequence, 64 B each):
   // past it, new sequences are written as events.
   static constexpr size_t kMaxShapes = 1u << 16;
@@ -49,9 +55,10 @@ class LaunchAggregator {
 
   bool enabled() const { return enabled_; }
   void add(const Event& e, Output* out);
-  // Closes the runs whose last launch is older than `idle_ns`, or whose
-  // first is older than `age_ns` (a killed process loses no more).
-  void close_stale(uint64_t now_ns, uint64_t idle_ns, uint64_t age_ns, Output* out);
+  // Closes the runs whose last launch is older than `idle_ns` (a pause in
+  // launching, as a data-loading wait: the same place each step). No cut by
+  // a run's age: it would fall anywhere in a step and make new sequences.
+  void close_stale(uint64_t now_ns, uint64_t idle_ns, Output* out);
   void close_thread(uint32_t tid, Output* out);
   void close_all(Output* out);
 
@@ -66,13 +73,16 @@ class LaunchAggregator {
  private:
   struct Open {
     std::vector<Event> launches;
+    std::vector<uint64_t> windows;   // each launch's window hash (the last three shapes)
     uint64_t recent[3] = {0, 0, 0};  // the last launches' shape hashes, for content cuts
   };
   struct Sequence {
     uint32_t offset, count;
   };
 
-  void close(uint32_t tid, Open& open, Output* out);
+  void close(uint32_t tid, Open& open, Output* out) { close_first(tid, open, open.launches.size(), out); }
+  // Writes the first `n` launches of the open run (a run, or events), keeps the rest open.
+  void close_first(uint32_t tid, Open& open, size_t n, Output* out);
   // The sequence's id, or -1 when the dictionary is full.
   int64_t intern(const std::vector<Event>& launches, uint64_t hash, Output* out);
 

@@ -5,7 +5,9 @@
 // (forward only, then a sync), and a "checkpoint" every 100 steps (a fresh
 // device buffer, a copy to pageable host memory, a free). Most of its calls
 // are launches: the case for aggregated recording (docs/trace-format.md).
-//   training_loop [steps=200] [layers=12]
+//   training_loop [steps=200] [layers=12] [launches_per_second=0: as fast as it goes]
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "common.cuh"
@@ -80,7 +82,15 @@ int main(int argc, char** argv) {
   CHECK(cudaMallocHost(&pinned, kWidth * sizeof(float)));
   std::vector<float> host(kWidth);
   float loss = 0;
+  // A steady launch rate, for soak runs (scripts/soak.sh): sleeps whenever
+  // the launches so far are ahead of it.
+  const double rate = argc > 3 ? std::atof(argv[3]) : 0;
+  const auto began = std::chrono::steady_clock::now();
+  const long long launches_per_step = kMicroBatches * 8LL * layers + 2LL * layers;
   for (int step = 1; step <= steps; ++step) {
+    if (rate > 0) {
+      std::this_thread::sleep_until(began + std::chrono::duration<double>(launches_per_step * (step - 1) / rate));
+    }
     for (int micro = 0; micro < kMicroBatches; ++micro) {
       CHECK(cudaMemcpyAsync(batch, pinned, kWidth * sizeof(float), cudaMemcpyHostToDevice, s));
       forward(act, layers, s);

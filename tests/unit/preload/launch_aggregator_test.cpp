@@ -129,17 +129,28 @@ TEST(LaunchAggregator, RepeatedStepsFoldIntoAFewSequences) {
 }
 
 // No call but launches, for a long time (a loop with no sync at all): the
-// content of the launches cuts the runs at the same places every step, so
-// the sequences stay few although no other call ends a run.
+// content of the launches cuts the runs at the same places every step (or,
+// where no content cut comes within kMaxRun, after the largest window hash,
+// the same place in every period), so the sequences stay few although no
+// other call ends a run. Several step lengths, kernels drawn at random.
 TEST(LaunchAggregator, ContentCutsKeepAStepWithoutSyncsRepeating) {
-  Feed feed;
-  for (int step = 0; step < 2000; ++step) {
-    for (int k = 0; k < 37; ++k) feed.call(kLaunchApi, 0x3000 + k);
+  for (int period : {1, 3, 37, 101, 500, 1500, 3000}) {
+    SCOPED_TRACE(period);
+    std::mt19937_64 rng(static_cast<uint64_t>(period));
+    std::vector<uint64_t> kernels(static_cast<size_t>(period));
+    for (uint64_t& k : kernels) k = 0x100000 + rng() % 64;  // a few dozen kernels, repeated in the step
+    Feed feed;
+    const int steps = std::max(40, 200000 / period);
+    for (int step = 0; step < steps; ++step) {
+      for (uint64_t k : kernels) feed.call(kLaunchApi, k);
+    }
+    Folded f = fold(feed.in);
+    expect_same_calls(feed.in, f);
+    const size_t launches = feed.in.size();
+    EXPECT_GT(f.out.run_launches, launches * 95 / 100);
+    EXPECT_LE(f.sequences, 40u) << f.out.runs.size() << " runs";
+    EXPECT_GT(f.out.runs.size(), 0u);
   }
-  Folded f = fold(feed.in);
-  expect_same_calls(feed.in, f);
-  EXPECT_GT(f.out.run_launches, 2000u * 37 * 95 / 100);
-  EXPECT_LE(f.sequences, 40u);
 }
 
 // A call held back for its Python frames reaches the ring after launches
@@ -194,9 +205,9 @@ TEST(LaunchAggregator, ThreadsFoldApartAndStaleRunsClose) {
   for (int k = 0; k < 20; ++k) a.add(feed.in[static_cast<size_t>(k) * 2], &out);
   const uint64_t last_end = feed.in[38].end_ns;
   const uint64_t before = out.run_launches + out.events.size();
-  a.close_stale(last_end + 100, /*idle_ns=*/1000, /*age_ns=*/1000000, &out);
-  EXPECT_EQ(out.run_launches + out.events.size(), before) << "closed while neither idle nor old";
-  a.close_stale(last_end + 5000, 1000, 1000000, &out);
+  a.close_stale(last_end + 100, /*idle_ns=*/1000, &out);
+  EXPECT_EQ(out.run_launches + out.events.size(), before) << "closed while not idle";
+  a.close_stale(last_end + 5000, 1000, &out);
   EXPECT_EQ(out.run_launches + out.events.size(), 20u) << "an idle run is closed";
 }
 
