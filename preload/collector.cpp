@@ -75,6 +75,13 @@ struct Collector {
 };
 
 alignas(Collector) unsigned char g_storage[sizeof(Collector)];
+// Where the next collector is built: g_storage, or, in a forked child, fresh
+// memory, since the parent's collector is abandoned there as it is (its
+// mutex may be locked). Abandoned ones stay listed, so that they stay
+// reachable: a leak checker (LeakSanitizer in a user's ASan build) must
+// not report a fork as a leak.
+void* g_collector_memory = g_storage;
+Collector* g_abandoned[16] = {};
 Collector* g_collector = nullptr;
 enum class State {
   kNotStarted,  // starts lazily, on the first recorded call
@@ -338,7 +345,15 @@ bool open_trace(Collector& c) {
 }
 
 bool start_collector() {
-  g_collector = new (g_storage) Collector();
+  if (g_collector_memory == nullptr) {
+    g_collector_memory = ::operator new(sizeof(Collector), std::align_val_t{alignof(Collector)}, std::nothrow);
+    if (g_collector_memory == nullptr) {
+      log_warning("no memory for the collector; recording disabled");
+      stop_recording();
+      return false;
+    }
+  }
+  g_collector = new (g_collector_memory) Collector();
   Collector& c = *g_collector;
   c.scratch.resize(4096);
   if (g_start_monotonic_ns == 0) {
@@ -537,7 +552,14 @@ void collector_after_fork_child() {
   // its own collector and trace file.
   if (g_collector != nullptr) {
     g_collector->writer.close_without_flush();
+    for (Collector*& slot : g_abandoned) {
+      if (slot == nullptr) {
+        slot = g_collector;
+        break;
+      }
+    }
     g_collector = nullptr;
+    g_collector_memory = nullptr;  // the next one gets memory of its own
   }
   // The control thread may have held it at fork; it does not exist here.
   new (&g_session_mutex) std::mutex();

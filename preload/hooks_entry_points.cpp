@@ -131,8 +131,54 @@ static void* default_lookup_as_caller(syncscope::preload::DlsymFn real, const ch
   return fn;
 }
 
-extern "C" __attribute__((visibility("hidden"))) void* syncscope_dlsym_lookup(void* handle, const char* symbol,
-                                                                              void* caller) {
+// Before this library's constructors run, dlsym may already be called: a
+// sanitizer runtime loaded ahead of it (ASan's libasan, first in LD_PRELOAD)
+// looks up the functions it intercepts from its own start-up, before its
+// shadow memory exists, and those calls land here. So until then every
+// lookup goes straight to glibc's dlsym through code no sanitizer
+// instruments (issue 15: an ASan-built preload crashed every target).
+// Plain variables, read and written with __atomic builtins (no instrumented
+// std::atomic member call).
+namespace {
+bool g_constructed = false;
+DlsymFn g_startup_dlsym = nullptr;
+}  // namespace
+
+#define SS_UNINSTRUMENTED __attribute__((no_sanitize_address, no_sanitize("undefined"), no_sanitize_thread))
+
+__attribute__((constructor(101))) static void note_constructed() {
+  __atomic_store_n(&g_constructed, true, __ATOMIC_RELEASE);
+}
+
+SS_UNINSTRUMENTED static bool constructed() { return __atomic_load_n(&g_constructed, __ATOMIC_ACQUIRE); }
+
+// glibc's dlsym, found the way real_dlsym() does when preloaded (the only
+// way a call can come before the constructors).
+SS_UNINSTRUMENTED static DlsymFn startup_dlsym() {
+  DlsymFn fn = __atomic_load_n(&g_startup_dlsym, __ATOMIC_ACQUIRE);
+  if (fn != nullptr) return fn;
+  const char* versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+  for (const char* version : versions) {
+    fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", version));
+    if (fn != nullptr) break;
+  }
+  __atomic_store_n(&g_startup_dlsym, fn, __ATOMIC_RELEASE);
+  return fn;
+}
+
+static void* dlsym_lookup(void* handle, const char* symbol, void* caller);
+
+extern "C" __attribute__((visibility("hidden"))) SS_UNINSTRUMENTED void* syncscope_dlsym_lookup(void* handle,
+                                                                                                const char* symbol,
+                                                                                                void* caller) {
+  if (!constructed()) {
+    DlsymFn fn = startup_dlsym();
+    return fn != nullptr ? fn(handle, symbol) : nullptr;
+  }
+  return dlsym_lookup(handle, symbol, caller);
+}
+
+static void* dlsym_lookup(void* handle, const char* symbol, void* caller) {
   DlsymFn real = real_dlsym();
   void* fn = real(handle, symbol);
   if (fn == nullptr && handle == RTLD_DEFAULT) fn = default_lookup_as_caller(real, symbol, caller);
@@ -142,8 +188,8 @@ extern "C" __attribute__((visibility("hidden"))) void* syncscope_dlsym_lookup(vo
   return driver_wrapper_for(symbol, fn, 0, 0, /*exact_name=*/true);
 }
 
-extern "C" __attribute__((visibility("hidden"))) void* syncscope_real_dlsym_address() {
-  return reinterpret_cast<void*>(real_dlsym());
+extern "C" __attribute__((visibility("hidden"))) SS_UNINSTRUMENTED void* syncscope_real_dlsym_address() {
+  return reinterpret_cast<void*>(constructed() ? real_dlsym() : startup_dlsym());
 }
 
 #if defined(__x86_64__)

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "tools/sanitizer_runtimes.h"
 #include "trace/environment.h"
 
 namespace syncscope {
@@ -17,6 +18,34 @@ bool preload_lists(const std::string& value, const std::string& path) {
     start = end + 1;
   }
   return false;
+}
+
+// LD_PRELOAD with the sanitizer runtimes first (the user's own, then those
+// `needed` names that are not there yet), everything else after in order.
+std::string sanitizer_runtimes_first(const std::string& list, const std::vector<std::string>& needed) {
+  std::vector<std::string> first, rest;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find_first_of(": ", start);
+    if (end == std::string::npos) end = list.size();
+    if (end > start) {
+      std::string entry = list.substr(start, end - start);
+      (is_first_sanitizer_runtime(entry) ? first : rest).push_back(std::move(entry));
+    }
+    start = end + 1;
+  }
+  auto base = [](const std::string& s) { return s.substr(s.rfind('/') == std::string::npos ? 0 : s.rfind('/') + 1); };
+  for (const std::string& runtime : needed) {
+    bool present = false;
+    for (const std::string& f : first) present = present || base(f).rfind(base(runtime), 0) == 0;
+    if (!present) first.push_back(runtime);
+  }
+  if (first.empty()) return list;
+  std::string out;
+  for (const auto* part : {&first, &rest}) {
+    for (const std::string& entry : *part) out += (out.empty() ? "" : ":") + entry;
+  }
+  return out;
 }
 
 }  // namespace
@@ -72,7 +101,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
   // NVTX ranges name phases (preload/nvtx_injection.cpp): the preload is
   // the NVTX injection library, unless another tool's already is.
   if (!has_nvtx_injection) out.push_back(std::string(kNvtxInjectionVariable) + "=" + settings.preload_path);
-  out.push_back("LD_PRELOAD=" + preload);
+  out.push_back("LD_PRELOAD=" + sanitizer_runtimes_first(preload, settings.sanitizer_runtimes));
   if (!python_path.empty()) out.push_back("PYTHONPATH=" + python_path);
   for (const auto& [key, value] : overrides) out.push_back(key + "=" + value);
   return out;

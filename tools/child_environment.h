@@ -25,6 +25,9 @@ struct RecorderSettings {
   std::string gpu_sampling{}; // SYNCSCOPE_GPU_TIMELINE_SAMPLING when not empty (tools/gpu_sampling.h)
   std::optional<unsigned> max_trace_mib{};  // SYNCSCOPE_MAX_TRACE_MB when given
   std::string detail{};                     // SYNCSCOPE_DETAIL when not empty: "full" or "aggregated"
+  // Sanitizer runtimes the command (or the preload) needs, which must come
+  // before the preload in LD_PRELOAD (tools/sanitizer_runtimes.h).
+  std::vector<std::string> sanitizer_runtimes{};
 };
 
 // The NVTX loader's variable: `syncscope run` sets it to the preload (which

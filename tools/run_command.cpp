@@ -25,6 +25,7 @@
 #include "tools/recorder_status.h"
 #include "tools/report_command.h"
 #include "tools/report_options.h"
+#include "tools/sanitizer_runtimes.h"
 #include "tools/status_channel.h"
 #include "trace/environment.h"
 #include "trace/format.h"
@@ -150,6 +151,12 @@ int run_command(const RunOptions& options) {
   settings.gpu_sampling = options.gpu_sampling;
   settings.max_trace_mib = options.max_trace_mib;
   settings.detail = options.detail;
+  // An ASan-built program (or an ASan build of syncscope's own preload)
+  // needs its sanitizer runtime before the preload (tools/sanitizer_runtimes.h).
+  const char* path_variable = std::getenv("PATH");
+  settings.sanitizer_runtimes =
+      sanitizer_runtimes_needed(resolve_command(options.command[0], path_variable ? path_variable : ""));
+  for (std::string& runtime : sanitizer_runtimes_needed(preload)) settings.sanitizer_runtimes.push_back(runtime);
   std::vector<std::string> child_env = child_environment(environment, settings);
 
   std::vector<char*> argv, envp;

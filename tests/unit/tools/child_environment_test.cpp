@@ -1,4 +1,5 @@
 #include "tools/child_environment.h"
+#include "tools/sanitizer_runtimes.h"
 
 #include <gtest/gtest.h>
 
@@ -97,6 +98,37 @@ TEST(ChildEnvironment, StatusChannelIsThisRunsOnly) {
   auto none = child_environment({"SYNCSCOPE_STATUS_FD=9:1:2:3"}, settings());
   EXPECT_FALSE(std::any_of(none.begin(), none.end(),
                            [](const std::string& kv) { return kv.rfind("SYNCSCOPE_STATUS_FD", 0) == 0; }));
+}
+
+// A sanitizer runtime must be the process's first library (ASan stops the
+// program otherwise): the user's own in LD_PRELOAD, or the one the program
+// needs, goes before the preload; the rest keeps its order.
+TEST(ChildEnvironment, SanitizerRuntimesComeBeforeThePreload) {
+  const std::string p = settings().preload_path;
+  auto users = child_environment({"LD_PRELOAD=/opt/libmine.so:/usr/lib/x86_64-linux-gnu/libasan.so.8"}, settings());
+  EXPECT_TRUE(has(users, "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libasan.so.8:" + p + ":/opt/libmine.so"));
+  RecorderSettings s = settings();
+  s.sanitizer_runtimes = {"libasan.so.8"};
+  EXPECT_TRUE(has(child_environment({}, s), "LD_PRELOAD=libasan.so.8:" + p));
+  // Already preloaded by the user under its full path: not twice.
+  EXPECT_TRUE(has(child_environment({"LD_PRELOAD=/usr/lib/libasan.so.8"}, s), "LD_PRELOAD=/usr/lib/libasan.so.8:" + p));
+  // No sanitizer: unchanged.
+  EXPECT_TRUE(has(child_environment({"LD_PRELOAD=/opt/libmine.so"}, settings()), "LD_PRELOAD=" + p + ":/opt/libmine.so"));
+}
+
+TEST(SanitizerRuntimes, NamesAndNeededLibraries) {
+  EXPECT_TRUE(is_first_sanitizer_runtime("libasan.so.8"));
+  EXPECT_TRUE(is_first_sanitizer_runtime("/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.asan-x86_64.so"));
+  EXPECT_TRUE(is_first_sanitizer_runtime("libtsan.so.2"));
+  EXPECT_FALSE(is_first_sanitizer_runtime("libubsan.so.1"));
+  EXPECT_FALSE(is_first_sanitizer_runtime("/opt/asan/libfoo.so"));
+  // This test binary's own dependencies, read from its ELF dynamic section.
+  std::vector<std::string> needed = needed_libraries("/proc/self/exe");
+  EXPECT_NE(std::find(needed.begin(), needed.end(), "libc.so.6"), needed.end());
+  EXPECT_TRUE(needed_libraries("/etc/hostname").empty());
+  EXPECT_TRUE(needed_libraries("/no/such/file").empty());
+  EXPECT_EQ(resolve_command("sh", "/no/such/dir:/bin:/usr/bin").substr(0, 1), "/");
+  EXPECT_EQ(resolve_command("no-such-command-anywhere", "/bin:/usr/bin"), "");
 }
 
 }  // namespace
