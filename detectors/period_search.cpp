@@ -1,6 +1,7 @@
 #include "detectors/period_search.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace syncscope {
 namespace {
@@ -17,37 +18,40 @@ constexpr double kMinCoverageShare = 0.8;
 constexpr double kDivisorMatchShare = 0.97;
 // The period must match at least this many periods' worth of calls.
 constexpr uint64_t kMinFullRepeats = 2;
+// A call made less often than once in this many counts toward no period's
+// coverage (below).
+constexpr uint64_t kRegularOneIn = 1024;
+// A candidate covering every regular call wins over the one with most
+// matches when it has at least this share of its matches.
+constexpr double kFullCoveragePreference = 0.9;
 
 struct Score {
-  uint64_t matches = 0;   // positions i < n - p where tokens[i] == tokens[i + p]
-  uint32_t coverage = 0;  // distinct tokens that match there at least twice
+  uint64_t matches = 0;           // positions i < n - p where tokens[i] == tokens[i + p]
+  uint32_t coverage = 0;          // distinct tokens that match there at least twice
+  uint32_t regular_coverage = 0;  // of which regular ones (kRegularOneIn)
 };
 
-// `seen` is scratch space with one zeroed counter per token value.
-Score score_at(const std::vector<uint32_t>& tokens, size_t p, std::vector<uint32_t>& seen) {
+// `seen` is scratch space with one zeroed counter per token value;
+// `regular[t]`: whether token t counts toward coverage.
+Score score_at(const std::vector<uint32_t>& tokens, size_t p, std::vector<uint32_t>& seen,
+               const std::vector<bool>& regular) {
   Score score;
   for (size_t i = 0; i + p < tokens.size(); ++i) {
     if (tokens[i] != tokens[i + p]) continue;
     ++score.matches;
-    if (++seen[tokens[i]] == 2) ++score.coverage;
+    if (++seen[tokens[i]] == 2) {
+      ++score.coverage;
+      if (regular[tokens[i]]) ++score.regular_coverage;
+    }
   }
   for (size_t i = 0; i + p < tokens.size(); ++i) seen[tokens[i]] = 0;
   return score;
 }
 
-// The most common distances between a token and its previous occurrence.
-std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, uint32_t max_period, size_t keep) {
-  uint32_t max_token = 0;
-  for (uint32_t t : tokens) max_token = std::max(max_token, t);
-  std::vector<int64_t> last(size_t{max_token} + 1, -1);
-  std::vector<uint32_t> histogram(size_t{max_period} + 1, 0);
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    int64_t& previous = last[tokens[i]];
-    if (previous >= 0 && i - static_cast<size_t>(previous) <= max_period) ++histogram[i - previous];
-    previous = static_cast<int64_t>(i);
-  }
+// The `keep` most common distances of a histogram (at least kMinDistanceCount).
+std::vector<uint32_t> most_common(const std::vector<uint32_t>& histogram, size_t keep) {
   std::vector<uint32_t> distances;
-  for (uint32_t d = 1; d <= max_period; ++d) {
+  for (uint32_t d = 1; d < histogram.size(); ++d) {
     if (histogram[d] >= kMinDistanceCount) distances.push_back(d);
   }
   auto more_common = [&](uint32_t a, uint32_t b) {
@@ -56,6 +60,71 @@ std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, uin
   if (distances.size() > keep) {
     std::nth_element(distances.begin(), distances.begin() + static_cast<long>(keep), distances.end(), more_common);
     distances.resize(keep);
+  }
+  return distances;
+}
+
+// A step in which every call recurs (identical layers, micro-batches of
+// gradient accumulation) may have no call at one step's distance from its
+// previous occurrence: the batch upload of 4 micro-batches recurs 4 times a
+// step. Its step shows in the distance to an earlier occurrence: the 4th
+// previous upload is a step back. So the candidates also hold the most
+// common distances from the rarer calls (at most one call in kRareOneIn)
+// to their 2nd..kMaxBack-th previous occurrence, leaving out multiples of
+// the call's own usual distance (an optimizer's kernel launched for each of
+// 12 parameter groups recurs every 2 calls, 4, 6...: no step there).
+constexpr size_t kMaxBack = 8;
+constexpr size_t kRareOneIn = 32;
+constexpr size_t kRareCandidates = 8;
+
+// Candidate periods: the most common distances between a token and its
+// previous occurrence, and those of the rarer tokens' earlier occurrences.
+std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, uint32_t max_period, size_t keep) {
+  uint32_t max_token = 0;
+  for (uint32_t t : tokens) max_token = std::max(max_token, t);
+  const size_t kinds = size_t{max_token} + 1;
+  std::vector<uint32_t> count(kinds, 0);
+  std::vector<int64_t> previous(kinds, -1);
+  std::vector<uint32_t> histogram(size_t{max_period} + 1, 0);
+  // Each token's usual distance to its previous occurrence (a majority vote).
+  std::vector<uint32_t> usual(kinds, 0), votes(kinds, 0);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const uint32_t t = tokens[i];
+    ++count[t];
+    if (previous[t] >= 0) {
+      const size_t d = i - static_cast<size_t>(previous[t]);
+      if (d <= max_period) ++histogram[d];
+      if (votes[t] == 0) {
+        usual[t] = static_cast<uint32_t>(std::min<size_t>(d, UINT32_MAX)), votes[t] = 1;
+      } else {
+        votes[t] += usual[t] == d ? 1 : -1;
+      }
+    }
+    previous[t] = static_cast<int64_t>(i);
+  }
+  std::vector<uint32_t> distances = most_common(histogram, keep);
+
+  // The rarer tokens' distances to their earlier occurrences (a ring of the
+  // last kMaxBack positions per token).
+  const size_t rare_limit = tokens.size() / kRareOneIn;
+  std::vector<int64_t> last(kinds * kMaxBack, -1);
+  std::vector<uint8_t> next(kinds, 0);
+  std::vector<uint32_t> rare(size_t{max_period} + 1, 0);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const uint32_t t = tokens[i];
+    if (count[t] > rare_limit) continue;
+    int64_t* ring = &last[size_t{t} * kMaxBack];
+    for (size_t back = 2; back <= kMaxBack; ++back) {
+      const int64_t at = ring[(next[t] + kMaxBack - back) % kMaxBack];
+      if (at < 0 || i - static_cast<size_t>(at) > max_period) break;
+      const size_t d = i - static_cast<size_t>(at);
+      if (usual[t] == 0 || d % usual[t] != 0) ++rare[d];
+    }
+    ring[next[t]] = static_cast<int64_t>(i);
+    next[t] = static_cast<uint8_t>((next[t] + 1) % kMaxBack);
+  }
+  for (uint32_t d : most_common(rare, kRareCandidates)) {
+    if (std::find(distances.begin(), distances.end(), d) == distances.end()) distances.push_back(d);
   }
   std::sort(distances.begin(), distances.end());
   return distances;
@@ -91,28 +160,52 @@ std::vector<RepeatRun> runs_of(const std::vector<uint32_t>& tokens, size_t p, co
   return kept;
 }
 
-// Among the candidates, the index of the period: a layer's period matches
-// only the layer's calls; a step's matches (nearly) every call of the step.
-// So the period must cover nearly as many distinct calls as the best
-// candidate; among those, most matches.
-size_t best_candidate(const std::vector<uint64_t>& matches, const std::vector<uint32_t>& coverage) {
+// Whether a candidate may be the period: a layer's period matches only the
+// layer's calls; a step's matches (nearly) every call of the step. So the
+// period must cover nearly as many distinct calls as the best candidate, or
+// every regular call (kRegularOneIn) that any candidate covers: calls made
+// only by a checkpoint every hundred steps are covered by no shorter period.
+std::vector<bool> qualified(const std::vector<Score>& scores, uint32_t max_regular) {
   uint32_t max_coverage = 0;
-  for (uint32_t c : coverage) max_coverage = std::max(max_coverage, c);
-  size_t best = matches.size();
-  for (size_t c = 0; c < matches.size(); ++c) {
-    if (coverage[c] < kMinCoverageShare * max_coverage) continue;
-    if (best == matches.size() || matches[c] > matches[best]) best = c;
+  for (const Score& s : scores) max_coverage = std::max(max_coverage, s.coverage);
+  std::vector<bool> ok(scores.size());
+  for (size_t c = 0; c < scores.size(); ++c) {
+    ok[c] = scores[c].coverage >= kMinCoverageShare * max_coverage || scores[c].regular_coverage >= max_regular;
+  }
+  return ok;
+}
+
+// Among the qualified candidates, the one with most matches; but one that
+// covers every regular call is preferred to one that does not when it
+// matches nearly as often: in a model of identical layers with little
+// else, the layer's period matches about as often as the step's, and only
+// the step's covers the batch upload and the optimizer.
+size_t best_candidate(const std::vector<Score>& scores, const std::vector<bool>& ok, uint32_t max_regular) {
+  size_t best = scores.size(), best_full = scores.size();
+  for (size_t c = 0; c < scores.size(); ++c) {
+    if (!ok[c]) continue;
+    if (best == scores.size() || scores[c].matches > scores[best].matches) best = c;
+    if (scores[c].regular_coverage >= max_regular &&
+        (best_full == scores.size() || scores[c].matches > scores[best_full].matches)) {
+      best_full = c;
+    }
+  }
+  if (best < scores.size() && best_full < scores.size() && scores[best].regular_coverage < max_regular &&
+      static_cast<double>(scores[best_full].matches) >= kFullCoveragePreference * static_cast<double>(scores[best].matches)) {
+    return best_full;
   }
   return best;
 }
 
 // A period made of several identical steps is one step: the smallest
-// divisor of the best (candidates are sorted) that matches nearly as well,
-// else the best itself.
-size_t smallest_divisor(const std::vector<uint32_t>& candidates, const std::vector<uint64_t>& matches, size_t best) {
+// qualified divisor of the best (candidates are sorted) that matches nearly
+// as well and covers as many regular calls, else the best itself. (A
+// layer's period may divide a step's: it misses the step's other calls.)
+size_t smallest_divisor(const std::vector<uint32_t>& candidates, const std::vector<Score>& scores,
+                        const std::vector<bool>& ok, size_t best) {
   for (size_t c = 0; c < best; ++c) {
-    if (candidates[best] % candidates[c] == 0 &&
-        static_cast<double>(matches[c]) >= kDivisorMatchShare * static_cast<double>(matches[best])) {
+    if (ok[c] && scores[c].regular_coverage >= scores[best].regular_coverage && candidates[best] % candidates[c] == 0 &&
+        static_cast<double>(scores[c].matches) >= kDivisorMatchShare * static_cast<double>(scores[best].matches)) {
       return c;
     }
   }
@@ -131,16 +224,23 @@ PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptio
   if (candidates.empty()) return result;
   uint32_t max_token = *std::max_element(tokens.begin(), tokens.end());
   std::vector<uint32_t> seen(size_t{max_token} + 1, 0);
-  std::vector<uint64_t> matches(candidates.size());
-  std::vector<uint32_t> coverage(candidates.size());
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    Score score = score_at(tokens, candidates[c], seen);
-    matches[c] = score.matches;
-    coverage[c] = score.coverage;
-  }
-  const size_t chosen = smallest_divisor(candidates, matches, best_candidate(matches, coverage));
+  // Coverage counts the calls made regularly: a checkpoint's calls, made
+  // three times in the run, matched only by a period of a hundred steps,
+  // must not make that period look more complete than the step's.
+  std::vector<uint32_t> count(size_t{max_token} + 1, 0);
+  for (uint32_t t : tokens) ++count[t];
+  std::vector<bool> regular(size_t{max_token} + 1);
+  for (size_t t = 0; t < regular.size(); ++t) regular[t] = count[t] * kRegularOneIn >= n;
+  std::vector<Score> scores(candidates.size());
+  for (size_t c = 0; c < candidates.size(); ++c) scores[c] = score_at(tokens, candidates[c], seen, regular);
+  uint32_t max_regular = 0;
+  for (const Score& score : scores) max_regular = std::max(max_regular, score.regular_coverage);
+  const std::vector<bool> ok = qualified(scores, max_regular);
+  const size_t best = best_candidate(scores, ok, max_regular);
+  if (best == scores.size()) return result;
+  const size_t chosen = smallest_divisor(candidates, scores, ok, best);
   const uint32_t p = candidates[chosen];
-  if (matches[chosen] < kMinFullRepeats * p) return result;
+  if (scores[chosen].matches < kMinFullRepeats * p) return result;
   result.runs = runs_of(tokens, p, options);
   if (!result.runs.empty()) result.period = p;
   return result;

@@ -5,12 +5,18 @@
 // layer's calls inside each step too. Distances between a token and its
 // previous occurrence peak at both periods; the sequence matches itself
 // shifted by the step's period almost everywhere, by a layer's period only
-// inside the layers. So: candidate periods are the most common distances;
-// the period is, among the candidates under which nearly as many distinct
-// calls repeat as under the best one, the one with the most matches; and a
-// smaller candidate replaces it where it divides it and matches nearly as
-// well (a period of two identical steps, or of ten steps with a log line in
-// one of them, is one step).
+// inside the layers. So: candidate periods are the most common distances
+// (and, since in a step of micro-batches every call may recur within the
+// step, the rarer calls' distances to their 2nd..8th previous occurrence:
+// the 4th upload back is a step back); the period is, among the candidates
+// under which nearly as many distinct calls repeat as under the best one
+// (or every regular call: one made at least once in 1,024), the one with
+// the most matches, a candidate covering every regular call being
+// preferred when it matches nearly as often (a layer's period misses the
+// upload and the optimizer); and a smaller candidate replaces it where it
+// divides it, covers as much and matches nearly as well (a period of two
+// identical steps, or of ten steps with a log line in one of them, is one
+// step).
 #pragma once
 
 #include <cstddef>

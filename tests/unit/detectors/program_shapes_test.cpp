@@ -63,6 +63,10 @@ class Program {
       item(kEvalItemSite);
     }
   }
+  // A batch's upload from pinned memory, asynchronous.
+  void upload(uint32_t site) {
+    s_.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPinned, 1 << 16, true, site).tid = kMain;
+  }
   void idle(uint64_t ns) { s_.idle(ns); }
   const std::vector<Event>& events() const { return s_.events(); }
   ProcessTrace trace() const {
@@ -217,6 +221,58 @@ TEST(ProgramShapes, GradientAccumulation) {
     EXPECT_NEAR(item->per_step, 1.0, 0.05) << markers;
     EXPECT_EQ(item->every_n_steps, 0u) << markers;
   }
+}
+
+// Found by the pattern alone (no markers, backward on the main thread): a
+// step in which every call recurs (4 micro-batches, each with its upload;
+// an optimizer over 12 parameter groups), so no call is a step away from
+// its previous occurrence, with a read-back every 10 steps, an eval pass
+// every 50 and a checkpoint every 100 (examples/cpp/training_loop.cu's
+// shape). The step is the period, not the 100-step stretch in which it all
+// repeats exactly, nor a layer.
+TEST(ProgramShapes, EveryCallRecursInTheStepByPattern) {
+  constexpr uint32_t kUploadSite = 13;
+  Program p(false, kMain);
+  // 12 identical layers of 4 kernels each way, nothing else in the model.
+  auto forward = [&p] {
+    for (int l = 0; l < 12; ++l) {
+      for (uint64_t k = 60; k < 64; ++k) p.launch(k);
+    }
+  };
+  for (int step = 1; step <= 300; ++step) {
+    for (int micro = 0; micro < 4; ++micro) {
+      p.upload(kUploadSite);
+      forward();
+      for (int l = 0; l < 12; ++l) {
+        for (uint64_t k = 70; k < 74; ++k) p.launch(k);
+      }
+    }
+    for (int group = 0; group < 12; ++group) {
+      p.launch(50);
+      p.launch(51);
+    }
+    if (step % 10 == 0) p.item(kItemSite);
+    if (step % 50 == 0) {
+      for (int b = 0; b < 8; ++b) {
+        p.upload(kUploadSite);
+        forward();
+      }
+      p.item(kEvalItemSite);
+    }
+    if (step % 100 == 0) p.checkpoint();
+  }
+  Analysis a = analyze(p.trace());
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_EQ(a.phases[0].source, StepSource::kPattern);
+  EXPECT_EQ(a.phases[0].calls_per_step, 4u * (1 + 48 + 48) + 24);
+  EXPECT_GE(a.phases[0].steps, 290u);
+  const Finding* item = find(a, kItemSite);
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->phase_index, 0);
+  EXPECT_EQ(item->every_n_steps, 10u);
+  const Finding* eval = find(a, kEvalItemSite);
+  ASSERT_NE(eval, nullptr);
+  EXPECT_NEAR(static_cast<double>(eval->every_n_steps), 50, 1);  // an eval pass interrupts its step
 }
 
 // torch.compile: thousands of distinct calls while compiling, then the loop.
