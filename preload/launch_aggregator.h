@@ -44,7 +44,7 @@ class LaunchAggregator {
   // No content cut before this many launches: a step of few kernels repeats
   // its windows every few launches, and runs that short would cost more.
   static constexpr size_t kMinCutRun = 256;
-  static constexpr size_t kMaxRun = 4096;   // the collector's memory per thread (256 KiB)
+  static constexpr size_t kMaxRun = kMaxLaunchSequence;  // the collector's memory per thread (256 KiB)
   static constexpr uint64_t kCutMask = 255;  // one content cut in 256 launches on average
   // The dictionary's bound (launch shapes of every sequence, 64 B each):
   // past it, new sequences are written as events.

@@ -30,6 +30,11 @@ struct LaunchRun {
 };
 static_assert(sizeof(LaunchRun) == 40, "LaunchRun is part of the trace format");
 
+// The longest sequence a recorder writes; readers refuse longer ones, so a
+// run expands to at most this many events (a reader's memory stays within
+// about 6.5 KB per byte of file whatever the file holds).
+inline constexpr uint32_t kMaxLaunchSequence = 4096;
+
 // What a launch is within a sequence: the event less its times, thread and
 // stack (launches in a run carry no stack).
 Event launch_shape(const Event& e);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
@@ -152,8 +153,9 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
     case RecordType::kLaunchSequence: {
       if (size < 8) return absl::StrCat("launch sequence record of ", size, " bytes is too short");
       const uint32_t id = load<uint32_t>(p), count = load<uint32_t>(p + 4);
-      if (count == 0 || 8 + uint64_t{count} * s.event_size > size) {
-        return absl::StrCat("launch sequence of ", count, " launches does not fit its record");
+      if (count == 0 || count > kMaxLaunchSequence || 8 + uint64_t{count} * s.event_size > size) {
+        return absl::StrCat("launch sequence of ", count, " launches does not fit its record (at most ",
+                            kMaxLaunchSequence, ")");
       }
       std::vector<Event> shapes(count);
       for (uint32_t i = 0; i < count; ++i) std::memcpy(&shapes[i], p + 8 + size_t{i} * s.event_size, sizeof(Event));
@@ -354,13 +356,27 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
   ParseState state(trace, h.event_size);
   const size_t total = data.size();
   {
-    // Count the events first (headers only) so they are stored in one allocation.
+    // Count the events first (headers, and the launch runs' sequence
+    // lengths) so they are stored in one allocation. Bounded by the file:
+    // a sequence's length counts only as far as its record holds launches.
     size_t events = 0;
+    std::unordered_map<uint32_t, uint32_t> sequence_length;
     for (size_t at = h.header_size; total - at >= sizeof(RecordHeader);) {
       RecordHeader rh;
       std::memcpy(&rh, data.data() + at, sizeof(rh));
       if (rh.size > kMaxRecordPayload || total - at - sizeof(rh) < padded_size(rh.size)) break;
+      const unsigned char* payload = data.data() + at + sizeof(rh);
       if (rh.type == static_cast<uint32_t>(RecordType::kEvents)) events += rh.size / h.event_size;
+      if (rh.type == static_cast<uint32_t>(RecordType::kLaunchSequence) && rh.size >= 8) {
+        sequence_length[load<uint32_t>(payload)] = std::min<uint32_t>(
+            {load<uint32_t>(payload + 4), (rh.size - 8) / h.event_size, kMaxLaunchSequence});
+      }
+      if (rh.type == static_cast<uint32_t>(RecordType::kLaunchRuns)) {
+        for (size_t r = 0; r + sizeof(LaunchRun) <= rh.size; r += sizeof(LaunchRun)) {
+          auto it = sequence_length.find(load<uint32_t>(payload + r + offsetof(LaunchRun, sequence_id)));
+          if (it != sequence_length.end()) events += it->second;
+        }
+      }
       at += sizeof(rh) + padded_size(rh.size);
     }
     trace.events.reserve(events);

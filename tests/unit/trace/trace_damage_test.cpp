@@ -460,5 +460,38 @@ TEST(TraceEndRecord, OldAndNewSizesBothRead) {
   EXPECT_EQ(new_trace->events_lost_no_memory, 4u);
 }
 
+// Aggregated launches from a damaged or hostile file: a sequence longer
+// than any recorder writes, or a run naming a sequence the file does not
+// hold, stops the read there (keeping what came before) instead of
+// expanding into memory the file cannot justify.
+TEST(TraceDamage, LaunchRunsBeyondTheirLimitsAreCorrupt) {
+  std::string dir = temp_dir("runs");
+  std::filesystem::create_directories(dir);
+  Event before[1] = {make_event(1, 10, 11)};
+  auto read_with = [&](const std::string& name, RecordType type, const std::vector<unsigned char>& payload) {
+    RawTrace raw(make_header(1));
+    raw.add_events(before, 1);
+    raw.add(type, payload);
+    raw.save(dir + "/" + name);
+    return read_trace_file(dir + "/" + name);
+  };
+  Payload too_long;
+  too_long.u32(0).u32(kMaxLaunchSequence + 1);
+  for (uint32_t i = 0; i <= kMaxLaunchSequence; ++i) {
+    for (int w = 0; w < 8; ++w) too_long.u64(0);
+  }
+  auto long_trace = read_with("long.sstrace", RecordType::kLaunchSequence, too_long.bytes);
+  ASSERT_TRUE(long_trace.ok()) << long_trace.status();
+  EXPECT_EQ(long_trace->events.size(), 1u);
+  EXPECT_NE(long_trace->truncation.find("launch sequence of 4097 launches"), std::string::npos)
+      << long_trace->truncation;
+
+  auto orphan = read_with("orphan.sstrace", RecordType::kLaunchRuns,
+                          Payload().u64(100).u64(200).u64(210).u64(50).u32(7).u32(3).bytes);
+  ASSERT_TRUE(orphan.ok()) << orphan.status();
+  EXPECT_EQ(orphan->events.size(), 1u);
+  EXPECT_NE(orphan->truncation.find("launch run of unknown sequence 3"), std::string::npos) << orphan->truncation;
+}
+
 }  // namespace
 }  // namespace syncscope::testing
