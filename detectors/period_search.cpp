@@ -21,6 +21,10 @@ constexpr uint64_t kMinFullRepeats = 2;
 // A call made less often than once in this many counts toward no period's
 // coverage (below).
 constexpr uint64_t kRegularOneIn = 1024;
+// A candidate k times shorter than the best, give or take at most 1/8 of
+// the best's calls, replaces it when it matches at least this share as often.
+constexpr uint32_t kNearMultipleSlack = 8;
+constexpr double kNearMultipleMatchShare = 0.8;
 // A candidate covering every regular call wins over the one with most
 // matches when it has at least this share of its matches.
 constexpr double kFullCoveragePreference = 0.9;
@@ -197,17 +201,23 @@ size_t best_candidate(const std::vector<Score>& scores, const std::vector<bool>&
   return best;
 }
 
-// A period made of several identical steps is one step: the smallest
-// qualified divisor of the best (candidates are sorted) that matches nearly
-// as well and covers as many regular calls, else the best itself. (A
-// layer's period may divide a step's: it misses the step's other calls.)
+// A period made of several steps is one step: the smallest qualified
+// candidate that covers as many regular calls and either divides the best
+// and matches nearly as well (two identical steps), or nearly divides it
+// (the best is k steps plus a few calls: ten steps and a log line, a
+// hundred steps with a log every ten, an eval every fifty and a checkpoint)
+// and matches most as often. The few calls are the periodic extra work the
+// segmentation places afterwards. (A layer's period may divide a step's: it
+// misses the step's other calls.)
 size_t smallest_divisor(const std::vector<uint32_t>& candidates, const std::vector<Score>& scores,
                         const std::vector<bool>& ok, size_t best) {
+  const uint32_t whole = candidates[best];
   for (size_t c = 0; c < best; ++c) {
-    if (ok[c] && scores[c].regular_coverage >= scores[best].regular_coverage && candidates[best] % candidates[c] == 0 &&
-        static_cast<double>(scores[c].matches) >= kDivisorMatchShare * static_cast<double>(scores[best].matches)) {
-      return c;
-    }
+    if (!ok[c] || scores[c].regular_coverage < scores[best].regular_coverage) continue;
+    const uint32_t p = candidates[c];
+    const double share = static_cast<double>(scores[c].matches) / static_cast<double>(scores[best].matches);
+    if (whole % p == 0 && share >= kDivisorMatchShare) return c;
+    if (whole >= 2 * p && whole % p <= whole / kNearMultipleSlack && share >= kNearMultipleMatchShare) return c;
   }
   return best;
 }

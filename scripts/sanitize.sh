@@ -52,6 +52,7 @@ for kind in "${kinds[@]}"; do
     suppressions=$dir/lsan-suppressions.txt
     printf 'leak:libcudart.so.13\nleak:libcuda.so.1\n' >"$suppressions"
     export LSAN_OPTIONS="suppressions=$suppressions"
+    mkdir -p "$dir/recorded"
     for example in "hidden_sync_loop 200" "training_loop 60" "driver_tour" "fork_child" "thread_storm 8 200 4 0" \
                    "compute_stream_copies 50"; do
       out=$dir/recorded/${example%% *}
