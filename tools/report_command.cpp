@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -18,6 +19,11 @@
 
 namespace syncscope {
 namespace {
+
+// Past these, `report` says on standard error what it is doing: reading a
+// long trace and analysing it take seconds to minutes.
+constexpr uintmax_t kProgressBytes = 256u << 20;
+constexpr size_t kProgressEvents = 20000000;
 
 size_t count_lines(const std::string& path) {
   std::ifstream in(path);
@@ -73,7 +79,17 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
   std::vector<ProcessTrace> traces;
   std::vector<std::string> unreadable;
   for (const std::string& file : files) {
+    // Progress for the long ones (a day-long job's trace): what is read, then how many calls.
+    std::error_code size_error;
+    const uintmax_t bytes = std::filesystem::file_size(file, size_error);
+    const bool long_read = !size_error && bytes >= kProgressBytes;
+    const auto began = std::chrono::steady_clock::now();
+    if (long_read) spdlog::info("reading {} ({:.0f} MB)...", file, static_cast<double>(bytes) / 1e6);
     auto trace = read_trace_file(file);
+    if (long_read && trace.ok()) {
+      spdlog::info("read {} calls in {:.1f} s", trace->events.size(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+    }
     if (!trace.ok()) {
       unreadable.emplace_back(trace.status().message());
       continue;
@@ -99,7 +115,15 @@ ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t with
   // What the report notices while it is made (a module rebuilt since it was
   // recorded) goes where the command's other messages go.
   set_report_warning_sink(+[](const std::string& message) { spdlog::warn("{}", message); });
+  size_t events = 0;
+  for (const ProcessTrace& t : traces) events += t.events.size();
+  const auto began = std::chrono::steady_clock::now();
+  if (events >= kProgressEvents) spdlog::info("analysing {} calls of {} process(es)...", events, traces.size());
   Report report = build_report(traces, settings.analysis);
+  if (events >= kProgressEvents) {
+    spdlog::info("analysed in {:.1f} s",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+  }
   report.without_cuda += without_cuda;
   for (RecordingProblem& p : problems) add_problem(&report.recording.problems, std::move(p));
   outcome.gate_failed = report.gate_failed;
