@@ -729,11 +729,14 @@ void at_exit() {
 }
 
 void after_fork_child() {
-  // The parent's CUPTI state is not the child's (CUDA does not survive fork).
-  new (g_control_storage) Control();
-  g_control = reinterpret_cast<Control*>(g_control_storage);
-  new (g_pending_storage) Pending();
-  g_pending = reinterpret_cast<Pending*>(g_pending_storage);
+  // The parent's CUPTI state is not the child's (CUDA does not survive
+  // fork). The child's is made afresh in memory of its own, the parent's
+  // left as it is where it stays reachable (a leak checker must not call a
+  // fork a leak; its mutex may be locked); in storage only without memory.
+  void* control = ::operator new(sizeof(Control), std::align_val_t{alignof(Control)}, std::nothrow);
+  g_control = new (control != nullptr ? control : static_cast<void*>(g_control_storage)) Control();
+  void* pending = ::operator new(sizeof(Pending), std::align_val_t{alignof(Pending)}, std::nothrow);
+  g_pending = new (pending != nullptr ? pending : static_cast<void*>(g_pending_storage)) Pending();
   g_detach.store(kAttached, std::memory_order_relaxed);
   g_forked_child = true;
 }
