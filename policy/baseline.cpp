@@ -109,14 +109,18 @@ absl::Status check_findings_document(const nlohmann::json& doc, const std::strin
   return absl::OkStatus();
 }
 
+absl::StatusOr<nlohmann::json> parse_findings_document(std::string_view text, const std::string& source) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return absl::InvalidArgumentError(source + ": not valid JSON");
+  absl::Status ok = check_findings_document(doc, source);
+  if (!ok.ok()) return ok;
+  return doc;
+}
+
 absl::StatusOr<nlohmann::json> load_findings_document(const std::string& path) {
   absl::StatusOr<std::string> text = read_input_file(path, "findings file");
   if (!text.ok()) return text.status();
-  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return absl::InvalidArgumentError(path + ": not valid JSON");
-  absl::Status ok = check_findings_document(doc, path);
-  if (!ok.ok()) return ok;
-  return doc;
+  return parse_findings_document(*text, path);
 }
 
 bool Baseline::contains(const FindingIdentity& id) const {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,9 @@ std::string describe(const FindingIdentity& id);
 
 // Validates a findings/v1 document; the error names `source`.
 absl::Status check_findings_document(const nlohmann::json& doc, const std::string& source);
+// A findings/v1 document from its text (the fuzzer's entry point, and
+// load_findings_document's); `source` names it in errors.
+absl::StatusOr<nlohmann::json> parse_findings_document(std::string_view text, const std::string& source);
 absl::StatusOr<nlohmann::json> load_findings_document(const std::string& path);
 
 struct Baseline {

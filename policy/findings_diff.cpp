@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace syncscope {
 namespace {
@@ -14,6 +15,18 @@ struct Grouped {
 double number(const nlohmann::json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// A count from the file, which anyone may have edited: a negative or
+// fractional one is read as 0 or cut, one past 2^64 as 2^64 - 1 (casting
+// such a double to an integer is undefined; the fuzzer found "count": -8).
+uint64_t count(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_number()) return 0;
+  if (it->is_number_unsigned()) return it->get<uint64_t>();
+  const double value = it->get<double>();
+  if (!(value >= 1)) return 0;
+  return value >= 0x1p64 ? std::numeric_limits<uint64_t>::max() : static_cast<uint64_t>(value);
 }
 
 std::vector<Grouped> group(const nlohmann::json& doc, bool include_warmup) {
@@ -38,7 +51,9 @@ std::vector<Grouped> group(const nlohmann::json& doc, bool include_warmup) {
         g->side.api_sequence = sequence != f.end() && sequence->is_string() ? sequence->get<std::string>() : "";
         g->side.line = id.file.empty() ? id.function : id.file + ":" + std::to_string(id.line);
       }
-      g->side.count += static_cast<uint64_t>(number(f, "count"));
+      const uint64_t n = count(f, "count");  // summed over processes, saturating
+      g->side.count = n > std::numeric_limits<uint64_t>::max() - g->side.count ? std::numeric_limits<uint64_t>::max()
+                                                                               : g->side.count + n;
       g->side.per_step = std::max(g->side.per_step, number(f, "per_step"));
       g->side.host_blocked_us_per_step =
           std::max(g->side.host_blocked_us_per_step, number(f, "host_blocked_us_per_step"));

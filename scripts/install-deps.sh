@@ -11,6 +11,9 @@ packages=(
   patchelf python3-venv python3-pytest
   # The HTML report's screenshot test (tests/html): a browser, and a font so text renders.
   chromium fonts-dejavu-core
+  # scripts/fuzz.sh: clang (/usr/bin/clang++) and its libFuzzer and sanitizer
+  # runtimes (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev).
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -43,7 +43,12 @@ void expand_launch_run(const LaunchRun& run, const Event* shapes, size_t count, 
   const uint64_t host_each = run.host_ns / count;
   for (size_t i = 0; i < count; ++i) {
     Event e = shapes[i];
-    e.start_ns = count == 1 ? first : first + static_cast<uint64_t>(static_cast<double>(span) * i / (count - 1));
+    // In 128-bit integers, exact: span * i / (count - 1) never exceeds span.
+    // In doubles a span near 2^64 (a damaged run) rounded up to 2^64, whose
+    // cast back is undefined (UBSan in tests/fuzz/fuzz_trace_reader, input
+    // tests/fuzz/corpus/trace_reader/run_spanning_2_64.sstrace).
+    e.start_ns =
+        count == 1 ? first : first + static_cast<uint64_t>(static_cast<unsigned __int128>(span) * i / (count - 1));
     e.end_ns = e.start_ns + host_each;
     if (i + 1 == count) {
       e.start_ns = last;

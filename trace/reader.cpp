@@ -1,8 +1,10 @@
 // Reading a trace file back (docs/trace-format.md). The input may be cut short
 // (the process was killed) or damaged: every size read from the file is
 // checked against the bytes actually present before it is used, so no input
-// can make the reader crash or allocate more than a small multiple of the
-// file's own size.
+// can make the reader crash (tests/fuzz/fuzz_trace_reader), nor allocate
+// more than a small multiple of the file's own size, except through
+// aggregated launches: each 40-byte run puts back every launch of its
+// sequence, so their memory follows the launches the file claims.
 #include "trace/reader.h"
 
 #include "trace/launch_runs.h"
@@ -16,6 +18,7 @@
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -312,10 +315,13 @@ void add_gpu_record(ProcessTrace& trace, const GpuRecord& record) {
   trace.gpu_activity.push_back(a);
 }
 
-absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
-  std::vector<unsigned char> data;
-  if (absl::Status status = read_file(path, &data); !status.ok()) return status;
+namespace {
 
+// The header and every record of a whole file's `size` bytes into a
+// trace, events not yet in order: read_trace_file frees the file's bytes
+// before finish_trace sorts, so the two never take memory at once.
+absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size, const std::string& path) {
+  const std::span<const unsigned char> data(bytes, size);
   // The header: anything wrong here means the file cannot be read at all.
   if (data.size() < sizeof(kTraceMagic) || std::memcmp(data.data(), kTraceMagic, sizeof(kTraceMagic)) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("not a syncscope trace: ", path));
@@ -406,8 +412,6 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
     }
     offset += sizeof(rh) + padded;
   }
-  data.clear();
-  data.shrink_to_fit();
 
   if (state.have_end) {
     trace.events_unwritten_at_exit = state.end.events_unwritten_at_exit;
@@ -423,6 +427,11 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
   if (!state.have_end && trace.truncation.empty()) {
     trace.truncation = "no end record (process killed or still running)";
   }
+  return trace;
+}
+
+// Events and modules in order, GPU work joined to its calls.
+void finish_trace(ProcessTrace& trace) {
   auto by_start = [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; };
   // One thread's trace is already in order; stable_sort would still merge it.
   if (!std::is_sorted(trace.events.begin(), trace.events.end(), by_start)) {
@@ -431,6 +440,24 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
   std::stable_sort(trace.modules.begin(), trace.modules.end(),
                    [](const Module& a, const Module& b) { return a.start < b.start; });
   join_gpu_activity(trace);
+}
+
+}  // namespace
+
+absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
+  std::vector<unsigned char> data;
+  if (absl::Status status = read_file(path, &data); !status.ok()) return status;
+  absl::StatusOr<ProcessTrace> trace = parse_trace(data.data(), data.size(), path);
+  data.clear();
+  data.shrink_to_fit();
+  if (trace.ok()) finish_trace(*trace);
+  return trace;
+}
+
+absl::StatusOr<ProcessTrace> read_trace_bytes(std::string_view bytes, const std::string& name) {
+  absl::StatusOr<ProcessTrace> trace =
+      parse_trace(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), name);
+  if (trace.ok()) finish_trace(*trace);
   return trace;
 }
 

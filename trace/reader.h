@@ -95,6 +95,10 @@ void add_gpu_record(ProcessTrace& trace, const GpuRecord& record);
 // unsupported version, or is corrupt before its first record is an error
 // naming the file and the reason; it never crashes.
 absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path);
+// The same from a file's bytes already in memory (the fuzzer,
+// tests/fuzz/fuzz_trace_reader.cpp); `name` stands for the path in the
+// trace and its messages.
+absl::StatusOr<ProcessTrace> read_trace_bytes(std::string_view bytes, const std::string& name);
 
 // Trace files in a directory (by suffix), sorted by name; an error if the
 // directory cannot be read.

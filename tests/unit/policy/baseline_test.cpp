@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <map>
+
 #include "policy/findings_diff.h"
 
 namespace syncscope {
@@ -97,6 +100,27 @@ TEST(Diff, AddedFixedChangedUnchanged) {
   EXPECT_EQ(diff.unchanged.size(), 1u);
   // Warm-up findings count only when asked.
   EXPECT_EQ(diff_findings(base, now, true).added.size(), 2u);
+}
+
+// Found by tests/fuzz/fuzz_baseline (corpus/baseline/count_negative.json):
+// "count": -8 was cast from double to an unsigned integer, which is
+// undefined. Counts out of range now clamp, and sums saturate.
+TEST(Diff, CountsOutOfRangeClampInsteadOfAnUndefinedCast) {
+  auto with_count = [](const std::string& function, nlohmann::json count) {
+    nlohmann::json f = finding("hidden-sync", "t.py", 3, function, function + ".item()");
+    f["count"] = std::move(count);
+    return f;
+  };
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  nlohmann::json now = document({with_count("negative", -8), with_count("huge", 1e300), with_count("fraction", 2.5),
+                                 with_count("text", "12"), with_count("largest", kMax)});
+  // The same site in two processes: kMax + 40 saturates.
+  now["processes"].push_back({{"findings", {with_count("largest", 40)}}});
+  FindingsDiff diff = diff_findings(document({}), now, false);
+  std::map<std::string, uint64_t> counts;
+  for (const DiffEntry& e : diff.added) counts[e.id.function] = e.now.count;
+  EXPECT_EQ(counts, (std::map<std::string, uint64_t>{
+                        {"negative", 0}, {"huge", kMax}, {"fraction", 2}, {"text", 0}, {"largest", kMax}}));
 }
 
 TEST(Diff, SuppressedFindingsAreLeftOut) {

@@ -432,6 +432,34 @@ TEST(TraceDamage, RandomMutationsNeverCrash) {
   EXPECT_GT(damaged, 100);
 }
 
+// A damaged run spanning the whole clock (its last launch at 2^64 - 1 ns):
+// the reader spread its launches in doubles, where the span rounded up to
+// 2^64 and the cast back to an integer was undefined (UBSan stopped the
+// trace reader's fuzz target, tests/fuzz/corpus/trace_reader/
+// run_spanning_2_64.sstrace). Now exact, in order, within the run.
+TEST(TraceDamage, ARunSpanningTheWholeClockComesBackInOrder) {
+  std::string dir = temp_dir("run-span");
+  std::filesystem::create_directories(dir);
+  std::vector<Event> shapes = {make_event(12, 0, 0), make_event(12, 0, 0), make_event(13, 0, 0)};
+  for (Event& e : shapes) e = launch_shape(e);
+  constexpr uint64_t kLast = ~uint64_t{0};
+  const LaunchRun run{0, kLast, kLast, 30, 7, 4};
+  RawTrace raw(make_header(1));
+  raw.add(RecordType::kLaunchSequence, Payload().u32(4).u32(3).raw(shapes.data(), 3 * sizeof(Event)).bytes);
+  raw.add(RecordType::kLaunchRuns, &run, sizeof(run));
+  raw.add_end(3, 0);
+  raw.save(dir + "/span.sstrace");
+  auto trace = read_trace_file(dir + "/span.sstrace");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->complete) << trace->truncation;
+  ASSERT_EQ(trace->events.size(), 3u);
+  EXPECT_EQ(trace->events[0].start_ns, 0u);
+  EXPECT_EQ(trace->events[1].start_ns, kLast / 2);
+  EXPECT_EQ(trace->events[2].start_ns, kLast);
+  EXPECT_EQ(trace->events[2].end_ns, kLast);
+  EXPECT_EQ(trace->aggregated_launches, 3u);
+}
+
 // The end record grew from 32 to 56 bytes without a version change: a
 // 32-byte one reads as before (ring-full drops only), a 56-byte one adds
 // its three counts to the total and keeps them apart.

@@ -1,0 +1,44 @@
+// The trace reader (trace/reader.h) on arbitrary bytes, read from memory
+// through read_trace_bytes, the same code read_trace_file runs after
+// reading the file. Any input must give an error or a trace, never a
+// crash, and a trace must keep the reader's promises to the analysis:
+// events and modules in order, every GPU record joined to an event that
+// exists or to none.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tests/fuzz/fuzz_check.h"
+#include "trace/reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace syncscope;
+  absl::StatusOr<ProcessTrace> read =
+      read_trace_bytes(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.sstrace");
+  if (!read.ok()) {
+    FUZZ_CHECK(!read.status().message().empty());
+    return 0;
+  }
+  const ProcessTrace& trace = *read;
+  FUZZ_CHECK(trace.complete == trace.truncation.empty());
+  FUZZ_CHECK(std::is_sorted(trace.events.begin(), trace.events.end(),
+                            [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; }));
+  FUZZ_CHECK(std::is_sorted(trace.modules.begin(), trace.modules.end(),
+                            [](const Module& a, const Module& b) { return a.start < b.start; }));
+  for (const GpuActivity& a : trace.gpu_activity) {
+    FUZZ_CHECK(a.event_index >= -1 && a.event_index < static_cast<int64_t>(trace.events.size()));
+    (void)trace.gpu_name(a);
+  }
+  for (const auto& [id, frames] : trace.stacks) {
+    FUZZ_CHECK(frames.size() <= kMaxStackDepth);
+    for (uint64_t pc : frames) {
+      const Module* m = trace.module_for(pc);
+      FUZZ_CHECK(m == nullptr || (m->start <= pc && pc < m->end));
+    }
+  }
+  for (const auto& [id, frames] : trace.python_stacks) FUZZ_CHECK(frames.size() <= kMaxPythonDepth);
+  (void)trace.info("argv");
+  return 0;
+}
