@@ -15,3 +15,6 @@ BUILD_DIR=$build "$root/scripts/build.sh" -DSYNCSCOPE_REQUIRE_CHROMIUM=ON
 # The lock-free parts under ThreadSanitizer (about a minute); the ASan+UBSan
 # build of the analysis side takes longer: `scripts/sanitize.sh address`.
 SANITIZE_BUILD_BASE="$build/sanitize" "$root/scripts/sanitize.sh" thread
+# Each libFuzzer target for 15 s (about 2.5 minutes with its clang build);
+# longer runs: scripts/fuzz.sh SECONDS.
+FUZZ_BUILD_BASE="$build/sanitize" "$root/scripts/fuzz.sh" 15
