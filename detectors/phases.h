@@ -30,7 +30,10 @@ struct PhaseInfo {
   uint64_t interrupted_steps = 0;  // train steps much longer than the median (eval, checkpoint, logging inside)
   uint32_t marker_stack_id = 0;    // the optimizer.step() call site (kOptimizerStep), else 0
   uint32_t nvtx_name_id = 0;       // kNvtxRange: the kString id of the range's name (the phase takes the name)
-  double mean_step_ns = 0;         // mean step time: shares of step time are of this (0: use step_ns)
+  // Mean step time; for the main phase, its time per step with what lies
+  // between steps included (segmentation.cpp, all_phases). Shares of step
+  // time are of this (0: use step_ns).
+  double mean_step_ns = 0;
 };
 
 // A phase's name: an NVTX phase's range name from the trace's strings, else

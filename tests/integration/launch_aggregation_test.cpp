@@ -82,6 +82,13 @@ TEST(LaunchAggregation, FindingsEqualFullDetailAtAFractionOfTheSize) {
   EXPECT_EQ(folded.trace.events_dropped, 0u);
   EXPECT_TRUE(folded.trace.complete) << folded.trace.truncation;
 
+  // Shares of step time are of the loop's time, waits between steps
+  // included: none tops 100% (the read-back every 10 steps read 111%).
+  for (const auto& f : folded.report["processes"][0]["findings"]) {
+    EXPECT_LE(f["step_share"].get<double>(), 1.0) << f["fingerprint"] << " " << f["category"];
+  }
+  // The step is the training step (412 calls), not the 100-step stretch.
+  EXPECT_EQ(folded.report["processes"][0]["steps"]["calls_per_step"], 4 * 97 + 24);
   // The same findings, steps and phases.
   EXPECT_EQ(finding_identities(folded.report), finding_identities(full.report));
   EXPECT_FALSE(finding_identities(full.report).empty());

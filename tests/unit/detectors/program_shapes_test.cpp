@@ -63,6 +63,11 @@ class Program {
       item(kEvalItemSite);
     }
   }
+  // A read-back that waits `ns` for the GPU (it ran ahead by several steps).
+  void long_item(uint32_t site, uint64_t ns) {
+    s_.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 4, true, site).tid = kMain;
+    s_.call(ApiId::cudaStreamSynchronize, ns, 0x100, site).tid = kMain;
+  }
   // A batch's upload from pinned memory, asynchronous.
   void upload(uint32_t site) {
     s_.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPinned, 1 << 16, true, site).tid = kMain;
@@ -279,6 +284,29 @@ TEST(ProgramShapes, EveryCallRecursInTheStepByPattern) {
   ASSERT_NE(eval, nullptr);
   EXPECT_NEAR(static_cast<double>(eval->every_n_steps), 50, 1);  // an eval pass interrupts its step
   }
+}
+
+// A read-back every 10 steps that waits 50 ms for the GPU, in a loop whose
+// steps (found by their pattern) take well under a millisecond on the host:
+// its share is of the loop's time, the wait between steps included, so at
+// most 100% (examples/cpp/training_loop's read-back read 111% when shares
+// were of the steps' own length: LaunchAggregation.*, end to end).
+TEST(ProgramShapes, AWaitBetweenStepsIsAShareOfTheLoopsTime) {
+  Program p(false, kMain);
+  for (int step = 1; step <= 200; ++step) {
+    p.forward(6);
+    p.backward(6);
+    p.optimizer_step();
+    if (step % 10 == 0) p.long_item(kItemSite, 50000000);
+    if (step % 50 == 0) p.eval(4, 6);
+  }
+  Analysis a = analyze(p.trace());
+  ASSERT_FALSE(a.phases.empty());
+  const Finding* item = find(a, kItemSite);
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->every_n_steps, 10u);
+  EXPECT_GT(item->step_share, 0.5);
+  EXPECT_LE(item->step_share, 1.0);
 }
 
 // torch.compile: thousands of distinct calls while compiling, then the loop.
