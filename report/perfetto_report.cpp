@@ -254,6 +254,8 @@ json Writer::call_event(size_t process, const Event& e) const {
   if (e.flags & kFlagAsync) args["async"] = true;
   if (e.flags & kFlagCapturing) args["capturing"] = true;
   if (e.flags & kFlagError) args["error"] = e.result;
+  // Put back from a run of aggregated launches: its place is spread over the run.
+  if (e.flags & kFlagAggregated) args["time"] = "spread over its run (aggregated; --detail full records each)";
   if (e.device >= 0) args["device"] = e.device;
   switch (family) {
     case ApiFamily::kAlloc:

@@ -98,6 +98,28 @@ TEST(Perfetto, HostCallsAreCompleteEventsPerThread) {
   EXPECT_EQ(r.names()[std::make_pair(1000, -1)], "rank 0 (pid 1000): python3 train.py");
 }
 
+// A launch put back from a run of aggregated launches says its time is not
+// its own (trace/launch_runs.h); a recorded one says nothing of it.
+TEST(Perfetto, AggregatedLaunchesSayTheirTimeIsSpread) {
+  ProcessTrace t = rank_trace_with_gpu(0);
+  size_t flagged = 0;
+  for (Event& e : t.events) {
+    if (api_family(e.api) == ApiFamily::kLaunch && flagged < 5) {
+      e.flags |= kFlagAggregated;
+      ++flagged;
+    }
+  }
+  Rendered r({t});
+  size_t spread = 0, launches = 0;
+  for (const json& e : r.events("X")) {
+    if (e["name"] != "__cudaLaunchKernel") continue;
+    ++launches;
+    spread += e["args"].contains("time");
+  }
+  EXPECT_EQ(spread, 5u);
+  EXPECT_GT(launches, 5u);
+}
+
 TEST(Perfetto, GpuWorkHasATrackPerStreamUnderAGpuProcess) {
   Rendered r = with_gpu();
   auto names = r.names();
