@@ -114,5 +114,52 @@ TEST(LaunchAggregation, DetailTakesOnlyItsTwoValues) {
   EXPECT_NE(r.err.find("--detail"), std::string::npos) << r.err;
 }
 
+// The line of launch_bursts.py in an event's Python stack (0: none).
+uint32_t python_line_of(const ProcessTrace& t, const Event& e) {
+  auto stack = t.python_stacks.find(e.stack_id);
+  if (stack == t.python_stacks.end()) return 0;
+  for (const PythonFrame& frame : stack->second) {
+    auto code = t.python_code.find(frame.code_id);
+    if (code != t.python_code.end() && code->second.file.size() >= 16 &&
+        code->second.file.compare(code->second.file.size() - 16, 16, "launch_bursts.py") == 0) {
+      return frame.line;
+    }
+  }
+  return 0;
+}
+
+// A sync made with the GIL released waits for its Python frames until the
+// GIL is taken back, so its event reaches the ring after the launches that
+// followed it; its order mark keeps it in place: in the trace, each step's
+// 40 launches before the sync start before it and the 40 after start after.
+TEST(LaunchAggregation, ASyncOwingItsPythonFramesStaysBetweenItsLaunches) {
+  std::string dir = fresh_dir("aggregation-gil");
+  auto env = fake_runtime_env();
+  env["SYNCSCOPE_GPU_TIMELINE"] = "0";
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3",
+                     SYNCSCOPE_SOURCE_DIR "/tests/integration/python/launch_bursts.py",
+                     std::string(SYNCSCOPE_EXAMPLES_DIR) + "/liblaunch_burst.so", "20"},
+                    env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  const ProcessTrace& t = traces[0];
+  EXPECT_GT(t.launch_runs, 0u) << "the bursts were aggregated";
+  size_t syncs = 0;
+  int launches_since_sync = -1;  // -1: before the first sync
+  for (const Event& e : t.events) {
+    if (e.api == static_cast<uint16_t>(ApiId::cudaStreamSynchronize)) {
+      ++syncs;
+      if (launches_since_sync >= 0) EXPECT_EQ(launches_since_sync, 80) << "between syncs " << syncs - 1 << " and " << syncs;
+      launches_since_sync = 0;
+      EXPECT_EQ(python_line_of(t, e), 16u) << "the sync owes its Python line";
+    } else if (api_family(e.api) == ApiFamily::kLaunch && launches_since_sync >= 0) {
+      ++launches_since_sync;
+    }
+  }
+  EXPECT_EQ(syncs, 20u);
+  EXPECT_EQ(launches_since_sync, 40);
+}
+
 }  // namespace
 }  // namespace syncscope::testing
