@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""GPU proof for aggregated launches (issue 15, docs/trace-format.md,
+`kLaunchRuns`), run on a GPU machine: each realistic training program and a
+few of the small examples recorded twice, `--detail full` and the default
+(launches aggregated into runs), the two reports compared.
+
+  findings   the same steady findings: category, cause, site fingerprint,
+             phase name, count (the programs are deterministic), per step
+             within 2%
+  steps      the same step source and step count
+  trace      the default trace says `trace.detail aggregated`, holds runs,
+             and is smaller than the full one (the ratio is printed)
+
+    tests/gpu/check_aggregation.py BUNDLE_DIR [OUT_DIR]
+
+Prints PASS/FAIL lines and exits non-zero if any check fails.
+"""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EX = os.path.join(ROOT, "examples", "pytorch")
+PROGRAMS = [os.path.join(EX, "realistic", p) for p in
+            ("cnn_meter.py", "transformer_lm.py", "grad_accum.py", "compiled_model.py", "dataloader_workers.py",
+             "lstm_lm.py", "varlen_batches.py")] + \
+           [os.path.join(EX, p) for p in ("item_sync.py", "launch_bound.py", "timed_training.py")]
+
+bundle = os.path.abspath(sys.argv[1])
+out = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "/tmp/syncscope-gpu-aggregation")
+os.makedirs(out, exist_ok=True)
+SYNCSCOPE = os.path.join(bundle, "bin", "syncscope")
+failures = 0
+
+
+def check(name, ok, detail):
+    global failures
+    failures += not ok
+    print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}", flush=True)
+
+
+def record(name, detail):
+    traces = os.path.join(out, f"t-{name}-{detail}")
+    report = os.path.join(out, f"{name}-{detail}.json")
+    cmd = [SYNCSCOPE, "run", "--detail", detail, "--force", "-o", traces, "--format", "text",
+           "--format", "json=" + report, "--", sys.executable, PROGRAM_OF[name]]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=os.path.dirname(PROGRAM_OF[name]))
+    with open(os.path.join(out, f"{name}-{detail}.txt"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    r = json.load(open(report)) if os.path.exists(report) else {"processes": []}
+    procs = [x for x in r["processes"] if x.get("launches", 0) > 0]
+    size = sum(os.path.getsize(os.path.join(traces, f)) for f in os.listdir(traces) if f.endswith(".sstrace")) \
+        if os.path.isdir(traces) else 0
+    return procs[0] if procs else {}, size
+
+
+def identities(proc):
+    out = {}
+    for f in proc.get("findings", []):
+        if f.get("phase") != "steady":
+            continue
+        key = (f["category"], f["cause"], f["fingerprint"], f.get("phase_name"))
+        out[key] = (f["count"], f["per_step"])
+    return out
+
+
+PROGRAM_OF = {os.path.splitext(os.path.basename(p))[0]: p for p in PROGRAMS}
+for name in PROGRAM_OF:
+    full, full_size = record(name, "full")
+    folded, folded_size = record(name, "aggregated")
+    if not full or not folded:
+        check(f"{name}: recorded", False, "no process with launches in one of the reports")
+        continue
+    check(f"{name}: detail", folded.get("trace_detail") == "aggregated" and full.get("trace_detail") == "full",
+          f"{folded.get('trace_detail')!r} / {full.get('trace_detail')!r}")
+    check(f"{name}: runs", folded.get("aggregated_launches", 0) > 0,
+          f"{folded.get('aggregated_launches', 0)} of {folded.get('launches')} launches in runs")
+    check(f"{name}: steps", (folded["steps"]["count"], folded["steps"]["detected"]) ==
+          (full["steps"]["count"], full["steps"]["detected"]),
+          f"{folded['steps']['count']} vs {full['steps']['count']} steps")
+    a, b = identities(folded), identities(full)
+    same = a.keys() == b.keys() and all(a[k][0] == b[k][0] and abs(a[k][1] - b[k][1]) <= 0.02 * max(b[k][1], 1e-9)
+                                        for k in a)
+    check(f"{name}: findings", same, f"{len(a)} steady findings aggregated, {len(b)} full"
+          + ("" if same else f"; only aggregated: {sorted(set(a) - set(b))}; only full: {sorted(set(b) - set(a))}"))
+    check(f"{name}: size", 0 < folded_size < full_size,
+          f"{folded_size / 1e6:.2f} MB aggregated, {full_size / 1e6:.2f} MB full "
+          f"(x{full_size / max(folded_size, 1):.1f} smaller)")
+
+print(f"check_aggregation: {failures} failed", flush=True)
+sys.exit(1 if failures else 0)
