@@ -3,7 +3,9 @@
 # each round runs every mode once, in turn, so drift in clocks and
 # temperature falls on all modes alike. Modes:
 #   plain      the script alone
-#   host       syncscope run (host-side recording only)
+#   host       syncscope run (host-side recording only; launches aggregated into runs, the default)
+#   host-full  syncscope run --detail full (every launch written as an event)
+#   dormant    syncscope run --dormant (hooks in, nothing recorded)
 #   timeline   syncscope run --gpu-timeline (host recording and CUPTI, sampled: 1 s of every 10 s)
 #   timeline-full      syncscope run --gpu-timeline=full (CUPTI throughout)
 #   profiler   the script under torch.profiler (CPU and CUDA activities)
@@ -30,6 +32,8 @@ run_mode() {  # MODE SCRIPT ARGS...
   case $mode in
     plain) python3 "$@" ;;
     host) "$bundle/bin/syncscope" run --no-report --force -o "$out/t-host" -- python3 "$@" 2>/dev/null ;;
+    host-full) "$bundle/bin/syncscope" run --detail full --no-report --force -o "$out/t-host-full" -- python3 "$@" 2>/dev/null ;;
+    dormant) "$bundle/bin/syncscope" run --dormant -- python3 "$@" 2>/dev/null ;;
     timeline) "$bundle/bin/syncscope" run --gpu-timeline --no-report --force -o "$out/t-timeline" -- python3 "$@" 2>/dev/null ;;
     timeline-full) "$bundle/bin/syncscope" run --gpu-timeline=full --no-report --force -o "$out/t-timeline-full" -- python3 "$@" 2>/dev/null ;;
     timeline-idle) SYNCSCOPE_GPU_TIMELINE_SAMPLING=10/3600000 run_mode timeline "$@" ;;
