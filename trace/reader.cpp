@@ -134,7 +134,40 @@ struct ParseState {
   EndPayload end{};
   // kLaunchSequence: id -> the launches less their times (trace/launch_runs.h).
   std::unordered_map<uint32_t, std::vector<Event>> sequences;
+  // keep_sorted(): events [0, sorted_upto) are in start order; `merge_work`
+  // counts what merging cost, `unsorted` gives up on it (one sort at the end).
+  size_t sorted_upto = 0;
+  uint64_t merge_work = 0;
+  bool unsorted = false;
 };
+
+bool starts_before(const Event& a, const Event& b) { return a.start_ns < b.start_ns; }
+
+// Keeps the events read so far in start order as each record adds some.
+// A record's events overlap in time only those of the last few records (a
+// drain writes each thread's events, then its runs of launches), so the new
+// ones are sorted and merged into the tail of the old: no buffer the size
+// of the whole trace is needed at the end (a third of the report's peak
+// memory on a long trace, and of its time). A file whose records overlap
+// much more than that (odd, or hostile) is left to one stable sort at the
+// end, so the work stays linear in the events.
+void keep_sorted(ParseState& s) {
+  std::vector<Event>& events = s.trace.events;
+  if (s.unsorted || s.sorted_upto >= events.size()) return;
+  const auto added = events.begin() + static_cast<std::ptrdiff_t>(s.sorted_upto);
+  std::stable_sort(added, events.end(), starts_before);
+  if (s.sorted_upto > 0 && starts_before(*added, *(added - 1))) {
+    // Older events starting after the first new one; equal starts keep file order.
+    const auto from = std::upper_bound(events.begin(), added, *added, starts_before);
+    s.merge_work += static_cast<uint64_t>(events.end() - from);
+    if (s.merge_work > 8 * uint64_t{events.size()} + (uint64_t{1} << 20)) {
+      s.unsorted = true;
+      return;
+    }
+    std::inplace_merge(from, added, events.end(), starts_before);
+  }
+  s.sorted_upto = events.size();
+}
 
 // Parses one record's payload (`size` bytes, all present) into the trace;
 // returns "" or why the record is corrupt. Unknown types are skipped.
@@ -410,6 +443,7 @@ absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size
       trace.truncation = absl::StrCat("corrupt record at offset ", offset, ": ", why);
       break;
     }
+    keep_sorted(state);
     offset += sizeof(rh) + padded;
   }
 
@@ -432,10 +466,9 @@ absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size
 
 // Events and modules in order, GPU work joined to its calls.
 void finish_trace(ProcessTrace& trace) {
-  auto by_start = [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; };
-  // One thread's trace is already in order; stable_sort would still merge it.
-  if (!std::is_sorted(trace.events.begin(), trace.events.end(), by_start)) {
-    std::stable_sort(trace.events.begin(), trace.events.end(), by_start);
+  // Usually in order already (keep_sorted); stable_sort would still merge it.
+  if (!std::is_sorted(trace.events.begin(), trace.events.end(), starts_before)) {
+    std::stable_sort(trace.events.begin(), trace.events.end(), starts_before);
   }
   std::stable_sort(trace.modules.begin(), trace.modules.end(),
                    [](const Module& a, const Module& b) { return a.start < b.start; });

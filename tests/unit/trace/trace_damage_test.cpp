@@ -521,5 +521,39 @@ TEST(TraceDamage, LaunchRunsBeyondTheirLimitsAreCorrupt) {
   EXPECT_NE(orphan->truncation.find("launch run of unknown sequence 3"), std::string::npos) << orphan->truncation;
 }
 
+// The reader keeps events in start order as records come (merging each
+// record's into the tail): the same order a stable sort of the whole file
+// gives, equal starts in file order, for records that overlap a little (as
+// drains do) and for records in reverse (hostile: one sort at the end).
+TEST(TraceOrder, EventsComeBackInStableStartOrder) {
+  std::string dir = temp_dir("order");
+  std::filesystem::create_directories(dir);
+  std::mt19937 rng(3);
+  for (bool reverse : {false, true}) {
+    SCOPED_TRACE(reverse);
+    RawTrace raw(make_header(1));
+    std::vector<Event> all;
+    for (int record = 0; record < 200; ++record) {
+      std::vector<Event> batch;
+      const uint64_t base = reverse ? 1000000 - record * 1000 : record * 1000;
+      for (int i = 0; i < 50; ++i) {
+        // Overlapping the last records, with repeated starts (ties).
+        Event e = make_event(static_cast<uint16_t>(1 + record % 7), base + rng() % 3000 / 10 * 10, 0);
+        e.end_ns = e.start_ns + 5;
+        e.tid = static_cast<uint32_t>(record * 100 + i);  // tells events apart
+        batch.push_back(e);
+      }
+      raw.add_events(batch.data(), batch.size());
+      all.insert(all.end(), batch.begin(), batch.end());
+    }
+    raw.save(dir + "/order.sstrace");
+    auto trace = read_trace_file(dir + "/order.sstrace");
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    std::stable_sort(all.begin(), all.end(), [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
+    ASSERT_EQ(trace->events.size(), all.size());
+    for (size_t i = 0; i < all.size(); ++i) ASSERT_TRUE(same_event(trace->events[i], all[i])) << i;
+  }
+}
+
 }  // namespace
 }  // namespace syncscope::testing
