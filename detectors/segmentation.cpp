@@ -132,8 +132,6 @@ Segmentation empty_segmentation(const std::vector<Event>& events) {
   Segmentation seg;
   seg.base = events.data();
   seg.places.resize(events.size());
-  seg.waiter_stack.assign(events.size(), 0);
-  seg.waiter_tid.assign(events.size(), 0);
   return seg;
 }
 

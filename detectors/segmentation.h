@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "detectors/finding.h"
@@ -56,8 +57,15 @@ struct Segmentation {
   StepInfo main;                       // the main phase as StepInfo (detected == a phase was found)
   std::vector<PhaseInfo> phases;       // main phase first
   std::vector<EventPlace> places;      // one per event
-  std::vector<uint32_t> waiter_stack;  // one per event: stack of the Python line that waited for it (0: none)
-  std::vector<uint32_t> waiter_tid;
+  // Calls attributed to the Python line that waited for them
+  // (detectors/waiters.h), by event index: only calls with a stack and no
+  // Python frames can be, a few in a trace, so a map rather than a column
+  // (8 bytes a call on a trace of 10^8 calls).
+  struct Waiter {
+    uint32_t stack = 0;  // stack of the waiting Python line (0: none)
+    uint32_t tid = 0;
+  };
+  std::unordered_map<size_t, Waiter> waiters;
   const Event* base = nullptr;  // events.data(): places are indexed by &event - base
   // One per event when the trace has a GPU timeline (GPU work recorded),
   // else empty: the detectors' findings then carry no GPU figures.
@@ -67,6 +75,10 @@ struct Segmentation {
   std::vector<uint64_t> gpu_timed_steps;
 
   size_t index_of(const Event& e) const { return static_cast<size_t>(&e - base); }
+  Waiter waiter_of(size_t index) const {
+    auto it = waiters.find(index);
+    return it == waiters.end() ? Waiter{} : it->second;
+  }
   // The steps of phase `index` that per-step GPU figures divide by.
   uint64_t gpu_steps(int index) const {
     if (index < 0 || static_cast<size_t>(index) >= phases.size()) return 0;

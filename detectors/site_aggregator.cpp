@@ -16,7 +16,8 @@ void SiteAggregator::add(const Event& anchor, const std::string& api, const std:
                          uint64_t blocked_ns, uint64_t bytes) {
   const size_t i = seg_.index_of(anchor);
   const EventPlace& place = seg_.places[i];
-  const uint32_t waiter = seg_.waiter_stack[i];
+  const Segmentation::Waiter waited_by = seg_.waiter_of(i);
+  const uint32_t waiter = waited_by.stack;
   auto key = std::make_tuple(static_cast<int>(place.phase), int{place.phase_index}, anchor.stack_id, waiter, sequence,
                              std::string_view(cause_name(cause)));
   Site& site = sites_[key];
@@ -31,7 +32,7 @@ void SiteAggregator::add(const Event& anchor, const std::string& api, const std:
     f.stack_id = anchor.stack_id;
     f.tid = anchor.tid;
     f.waiter_stack_id = waiter;
-    f.waiter_tid = seg_.waiter_tid[i];
+    f.waiter_tid = waited_by.tid;
   }
   ++f.count;
   f.host_blocked_ns += blocked_ns;

@@ -35,10 +35,7 @@ void attribute_to_waiters(const std::vector<Event>& events, const std::function<
       chosen = w;  // the most frequent waiter that covers it wins
       break;
     }
-    if (chosen != nullptr) {
-      segmentation->waiter_stack[i] = chosen->stack_id;
-      segmentation->waiter_tid[i] = chosen->tid;
-    }
+    if (chosen != nullptr) segmentation->waiters[i] = Segmentation::Waiter{chosen->stack_id, chosen->tid};
   }
 }
 

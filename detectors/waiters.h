@@ -19,7 +19,7 @@
 namespace syncscope {
 
 // `has_python(stack_id)`: whether that stack carries Python frames.
-// Fills segmentation->waiter_stack/waiter_tid for every frameless call
+// Fills segmentation->waiters for every frameless call
 // with a stack that lies inside another thread's wait.
 void attribute_to_waiters(const std::vector<Event>& events, const std::function<bool(uint32_t)>& has_python,
                           Segmentation* segmentation);
