@@ -12,20 +12,23 @@ ApiSummary summarize(const ProcessTrace& trace) {
   std::unordered_map<uint16_t, ApiStats> apis;
   std::unordered_map<uint32_t, StackStats> stacks;
   uint64_t first = UINT64_MAX, last = 0;
-  size_t calls = 0;
+  uint64_t calls = 0;
   for (const Event& e : trace.events) {
     // syncscope's own markers (optimizer steps, GIL waits, NVTX ranges) are
     // not CUDA calls: neither counted nor timed as such.
     if (api_family(e.api) == ApiFamily::kMarker) continue;
-    ++calls;
-    const uint64_t ns = e.end_ns >= e.start_ns ? e.end_ns - e.start_ns : 0;
+    // A folded run (trace/event.h) counts as the launches it stands for; its
+    // longest launch is taken as their mean.
+    const uint64_t n = calls_of(e);
+    calls += n;
+    const uint64_t ns = host_ns_of(e);
     ApiStats& a = apis[e.api];
     a.api = e.api;
-    ++a.calls;
+    a.calls += n;
     a.total_ns += ns;
-    a.max_ns = std::max(a.max_ns, ns);
-    a.bytes += e.bytes * (api_family(e.api) == ApiFamily::kStreamCreate ? 0 : 1);  // creation flags, not bytes
-    a.errors += (e.flags & kFlagError) != 0;
+    a.max_ns = std::max(a.max_ns, n > 1 ? ns / n : ns);
+    a.bytes += api_family(e.api) == ApiFamily::kStreamCreate ? 0 : bytes_of(e);  // creation flags, not bytes
+    a.errors += (e.flags & kFlagError) != 0 ? n : 0;
     if (e.direction != static_cast<uint8_t>(Direction::kNone)) {
       ++a.copies_by_direction[e.direction];
       ++a.copies_by_host_mem[e.host_mem];
@@ -39,7 +42,7 @@ ApiSummary summarize(const ProcessTrace& trace) {
       s.apis.insert(e.api);
     }
     ApiFamily family = api_family(e.api);
-    summary.launches += family == ApiFamily::kLaunch || family == ApiFamily::kGraphLaunch;
+    summary.launches += family == ApiFamily::kLaunch || family == ApiFamily::kGraphLaunch ? n : 0;
     summary.host_ns_in_cuda += ns;
     first = std::min(first, e.start_ns);
     last = std::max(last, e.end_ns);

@@ -31,15 +31,17 @@ std::vector<Finding> detect_default_stream(const std::vector<Event>& events, con
   for (const Event& e : events) {
     if (e.flags & (kFlagCapturing | kFlagError)) continue;
     ApiFamily f = api_family(e.api);
-    std::string api(api_name(e.api));
+    const std::string_view api = api_name(e.api);
     const bool legacy = (e.stream == 0 && !(e.flags & kFlagPerThreadStream)) || e.stream == kStreamLegacy;
     if (f == ApiFamily::kCopy && (e.flags & kFlagAsync) &&
         e.direction == static_cast<uint8_t>(Direction::kHostToDevice) &&
         e.host_mem != static_cast<uint8_t>(HostMem::kPageable) && compute_streams.count(e.stream)) {
-      sites.add(e, api, api + "(H2D) on the compute stream", Cause::kCopyOnComputeStream, 0, e.bytes);
+      sites.add(e, std::string(api), std::string(api) + "(H2D) on the compute stream", Cause::kCopyOnComputeStream, 0,
+                e.bytes);
     } else if (legacy && legacy_serialises &&
                (f == ApiFamily::kLaunch || f == ApiFamily::kCopy || f == ApiFamily::kMemset)) {
-      sites.add(e, api, api + " on the legacy default stream", Cause::kLegacyStream, 0, e.bytes);
+      sites.add(e, std::string(api), std::string(api) + " on the legacy default stream", Cause::kLegacyStream, 0,
+                bytes_of(e), calls_of(e));
     }
   }
   std::vector<Finding> findings = sites.finish([](Cause cause) {

@@ -83,18 +83,17 @@ constexpr size_t kRareCandidates = 8;
 
 // Candidate periods: the most common distances between a token and its
 // previous occurrence, and those of the rarer tokens' earlier occurrences.
-std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, uint32_t max_period, size_t keep) {
+std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, const std::vector<uint64_t>& calls,
+                                        uint64_t all_calls, uint32_t max_period, size_t keep) {
   uint32_t max_token = 0;
   for (uint32_t t : tokens) max_token = std::max(max_token, t);
   const size_t kinds = size_t{max_token} + 1;
-  std::vector<uint32_t> count(kinds, 0);
   std::vector<int64_t> previous(kinds, -1);
   std::vector<uint32_t> histogram(size_t{max_period} + 1, 0);
   // Each token's usual distance to its previous occurrence (a majority vote).
   std::vector<uint32_t> usual(kinds, 0), votes(kinds, 0);
   for (size_t i = 0; i < tokens.size(); ++i) {
     const uint32_t t = tokens[i];
-    ++count[t];
     if (previous[t] >= 0) {
       const size_t d = i - static_cast<size_t>(previous[t]);
       if (d <= max_period) ++histogram[d];
@@ -110,13 +109,13 @@ std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, uin
 
   // The rarer tokens' distances to their earlier occurrences (a ring of the
   // last kMaxBack positions per token).
-  const size_t rare_limit = tokens.size() / kRareOneIn;
+  const uint64_t rare_limit = all_calls / kRareOneIn;
   std::vector<int64_t> last(kinds * kMaxBack, -1);
   std::vector<uint8_t> next(kinds, 0);
   std::vector<uint32_t> rare(size_t{max_period} + 1, 0);
   for (size_t i = 0; i < tokens.size(); ++i) {
     const uint32_t t = tokens[i];
-    if (count[t] > rare_limit) continue;
+    if (calls[t] > rare_limit) continue;
     int64_t* ring = &last[size_t{t} * kMaxBack];
     for (size_t back = 2; back <= kMaxBack; ++back) {
       const int64_t at = ring[(next[t] + kMaxBack - back) % kMaxBack];
@@ -230,17 +229,23 @@ PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptio
   if (n < 2 * options.min_repeats) return result;
   const uint32_t max_period = static_cast<uint32_t>(std::min<size_t>(options.max_period, n / options.min_repeats));
   if (max_period == 0) return result;
-  std::vector<uint32_t> candidates = candidate_periods(tokens, max_period, options.max_candidates);
+  // How many calls each token stands for, in all (options.weights).
+  const uint32_t max_token = *std::max_element(tokens.begin(), tokens.end());
+  std::vector<uint64_t> calls(size_t{max_token} + 1, 0);
+  uint64_t all_calls = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t w = options.weights != nullptr ? (*options.weights)[i] : 1;
+    calls[tokens[i]] += w;
+    all_calls += w;
+  }
+  std::vector<uint32_t> candidates = candidate_periods(tokens, calls, all_calls, max_period, options.max_candidates);
   if (candidates.empty()) return result;
-  uint32_t max_token = *std::max_element(tokens.begin(), tokens.end());
   std::vector<uint32_t> seen(size_t{max_token} + 1, 0);
   // Coverage counts the calls made regularly: a checkpoint's calls, made
   // three times in the run, matched only by a period of a hundred steps,
   // must not make that period look more complete than the step's.
-  std::vector<uint32_t> count(size_t{max_token} + 1, 0);
-  for (uint32_t t : tokens) ++count[t];
   std::vector<bool> regular(size_t{max_token} + 1);
-  for (size_t t = 0; t < regular.size(); ++t) regular[t] = count[t] * kRegularOneIn >= n;
+  for (size_t t = 0; t < regular.size(); ++t) regular[t] = calls[t] * kRegularOneIn >= all_calls;
   std::vector<Score> scores(candidates.size());
   for (size_t c = 0; c < candidates.size(); ++c) scores[c] = score_at(tokens, candidates[c], seen, regular);
   uint32_t max_regular = 0;

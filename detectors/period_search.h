@@ -40,6 +40,11 @@ struct PeriodOptions {
   double window_match = 0.75;  // share of a period-long window that must repeat (noise tolerance)
   size_t max_candidates = 24;  // most common distances tried
   uint32_t max_period = 1u << 16;
+  // The calls each token stands for (a folded run of launches stands for
+  // its launches: trace/event.h); nullptr: one each. How often a call is
+  // made (rare, regular: below) is counted in calls, so that a checkpoint
+  // every hundred steps stays irregular when the steps' launches are folded.
+  const std::vector<uint32_t>* weights = nullptr;
 };
 
 // `tokens` are small dense ids (0..N-1).

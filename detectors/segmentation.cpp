@@ -54,7 +54,9 @@ uint32_t first_caller(const std::vector<Event>& events) {
 // 2. The dominant repeating pattern of the main thread's calls over the
 // whole run ("loop"); the calls between its runs are extra work.
 bool pattern_main_phase(const std::vector<Event>& events, const StepOptions& options, MainPhase* main) {
-  PeriodSearch found = find_repeats(main->seq.tokens);
+  PeriodOptions period_options;
+  period_options.weights = main->seq.weights_or_null();
+  PeriodSearch found = find_repeats(main->seq.tokens, period_options);
   if (found.period == 0) return false;
   main->phase.info.name = "loop";
   steps_from_runs(events, main->seq, found, nullptr, warmup_steps(options, kPatternWarmupSteps), &main->phase);

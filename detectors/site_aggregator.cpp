@@ -13,7 +13,7 @@ constexpr double kPeriodicShare = 0.6;
 }  // namespace
 
 void SiteAggregator::add(const Event& anchor, const std::string& api, const std::string& sequence, Cause cause,
-                         uint64_t blocked_ns, uint64_t bytes) {
+                         uint64_t blocked_ns, uint64_t bytes, uint64_t calls) {
   const size_t i = seg_.index_of(anchor);
   const EventPlace& place = seg_.places[i];
   const Segmentation::Waiter waited_by = seg_.waiter_of(i);
@@ -34,7 +34,7 @@ void SiteAggregator::add(const Event& anchor, const std::string& api, const std:
     f.waiter_stack_id = waiter;
     f.waiter_tid = waited_by.tid;
   }
-  ++f.count;
+  f.count += calls;
   f.host_blocked_ns += blocked_ns;
   if (!seg_.gpu_cost.empty()) {
     const EventGpuCost& cost = seg_.gpu_cost[i];
@@ -45,7 +45,7 @@ void SiteAggregator::add(const Event& anchor, const std::string& api, const std:
   }
   f.bytes += bytes;
   if (f.step_counts.empty() || f.step_counts.back().step != place.step) f.step_counts.push_back({place.step, 0, 0});
-  ++f.step_counts.back().count;
+  f.step_counts.back().count += static_cast<uint32_t>(calls);
   f.step_counts.back().blocked_ns += blocked_ns;
   if (f.occurrences.size() < kMaxFindingOccurrences) f.occurrences.push_back({anchor.start_ns, anchor.end_ns});
 }

@@ -20,9 +20,10 @@ class SiteAggregator {
   SiteAggregator(Category category, const Segmentation& segmentation) : category_(category), seg_(segmentation) {}
 
   // One flagged occurrence: `anchor` (an element of the segmented events)
-  // decides site, thread, phase and step; `blocked_ns` is the host time it cost.
+  // decides site, thread, phase and step; `blocked_ns` is the host time it
+  // cost; `calls` the calls it stands for (a folded run's launches).
   void add(const Event& anchor, const std::string& api, const std::string& sequence, Cause cause, uint64_t blocked_ns,
-           uint64_t bytes);
+           uint64_t bytes, uint64_t calls = 1);
   // Findings with per-step figures and severity; `hint_for(cause)` fills hints.
   template <typename HintFn>
   std::vector<Finding> finish(HintFn hint_for) const {

@@ -247,15 +247,22 @@ void Writer::metadata(std::vector<json>& out) const {
 json Writer::call_event(size_t process, const Event& e) const {
   const ApiFamily family = api_family(e.api);
   json args = json::object();
-  if (e.bytes != 0 && family != ApiFamily::kStreamCreate) args["bytes"] = e.bytes;  // stream creation: flags
+  if (bytes_of(e) != 0 && family != ApiFamily::kStreamCreate) args["bytes"] = e.bytes;  // stream creation: flags
   if (shows_stream(e)) args["stream"] = stream_text(e.stream, e.flags);
   if (e.direction != 0) args["copy"] = std::string(direction_name(e.direction));
   if (e.host_mem != 0) args["host_memory"] = std::string(host_mem_name(e.host_mem));
   if (e.flags & kFlagAsync) args["async"] = true;
   if (e.flags & kFlagCapturing) args["capturing"] = true;
   if (e.flags & kFlagError) args["error"] = e.result;
-  // Put back from a run of aggregated launches: its place is spread over the run.
-  if (e.flags & kFlagAggregated) args["time"] = "spread over its run (aggregated; --detail full records each)";
+  // A run of aggregated launches folded into one slice (the reporter's
+  // view of a long trace), or one launch put back from a run.
+  if (e.flags & kFlagFolded) {
+    args["launches"] = e.bytes;
+    args["host_time_ns"] = e.src;
+    args["time"] = "a run of aggregated launches (--detail full records each)";
+  } else if (e.flags & kFlagAggregated) {
+    args["time"] = "spread over its run (aggregated; --detail full records each)";
+  }
   if (e.device >= 0) args["device"] = e.device;
   switch (family) {
     case ApiFamily::kAlloc:
@@ -269,8 +276,10 @@ json Writer::call_event(size_t process, const Event& e) const {
     default:
       break;
   }
-  return complete(std::string(family_name(family)).c_str(), std::string(api_name(e.api)), ids_[process].pid, e.tid,
-                  e.start_ns, e.end_ns, std::move(args));
+  std::string name(api_name(e.api));
+  if (e.flags & kFlagFolded) name += " ×" + std::to_string(e.bytes);
+  return complete(std::string(family_name(family)).c_str(), name, ids_[process].pid, e.tid, e.start_ns, e.end_ns,
+                  std::move(args));
 }
 
 json Writer::gpu_event(size_t process, const GpuActivity& a) {

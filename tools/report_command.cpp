@@ -85,9 +85,11 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
     const bool long_read = !size_error && bytes >= kProgressBytes;
     const auto began = std::chrono::steady_clock::now();
     if (long_read) spdlog::info("reading {} ({:.0f} MB)...", file, static_cast<double>(bytes) / 1e6);
-    auto trace = read_trace_file(file);
+    // Folded: runs of aggregated launches stay runs, so memory and time
+    // follow the trace's runs and other calls, not its launches.
+    auto trace = read_trace_file(file, ReadOptions{.fold_launch_runs = true});
     if (long_read && trace.ok()) {
-      spdlog::info("read {} calls in {:.1f} s", trace->events.size(),
+      spdlog::info("read {} calls in {:.1f} s", trace->calls(),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
     }
     if (!trace.ok()) {
@@ -116,7 +118,7 @@ ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t with
   // recorded) goes where the command's other messages go.
   set_report_warning_sink(+[](const std::string& message) { spdlog::warn("{}", message); });
   size_t events = 0;
-  for (const ProcessTrace& t : traces) events += t.events.size();
+  for (const ProcessTrace& t : traces) events += t.calls();
   const auto began = std::chrono::steady_clock::now();
   if (events >= kProgressEvents) spdlog::info("analysing {} calls of {} process(es)...", events, traces.size());
   Report report = build_report(traces, settings.analysis);

@@ -38,7 +38,17 @@ enum EventFlags : uint8_t {
   // Set by the reader on a launch put back from an aggregated run
   // (trace/launch_runs.h): its times are spread over the run, not measured.
   kFlagAggregated = 1u << 4,
+  // Set by the reader in its folded view (read_trace_file with
+  // ReadOptions::fold_launch_runs, trace/launch_runs.h): the event stands
+  // for `bytes` launches of one run on one stream, `src` holds their summed
+  // host time and `dst` a handle of the run's sequence (kFoldedLaunchTag).
+  // Never written by a recorder.
+  kFlagFolded = 1u << 5,
 };
+
+// A folded event's `dst`: this bit, the sequence id and the stream's place
+// among the sequence's streams. Kernel handles are addresses, far below it.
+inline constexpr uint64_t kFoldedLaunchTag = uint64_t{1} << 63;
 
 // Well-known stream handles (driver_types.h).
 inline constexpr uint64_t kStreamLegacy = 0x1;
@@ -62,6 +72,16 @@ struct Event {
 };
 
 static_assert(sizeof(Event) == 64, "Event is part of the trace format");
+
+// The calls an event stands for: a folded run's launches, else 1.
+inline uint64_t calls_of(const Event& e) { return (e.flags & kFlagFolded) ? e.bytes : 1; }
+// The host time spent inside the calls it stands for.
+inline uint64_t host_ns_of(const Event& e) {
+  if (e.flags & kFlagFolded) return e.src;
+  return e.end_ns >= e.start_ns ? e.end_ns - e.start_ns : 0;
+}
+// Bytes the call moved or allocated (a folded run's `bytes` is a count).
+inline uint64_t bytes_of(const Event& e) { return (e.flags & kFlagFolded) ? 0 : e.bytes; }
 static_assert(std::is_trivially_copyable_v<Event>);
 
 }  // namespace syncscope

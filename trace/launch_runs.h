@@ -47,4 +47,14 @@ uint64_t shape_hash(const Event& shape);
 // at last_end_ns), each flagged kFlagAggregated.
 void expand_launch_run(const LaunchRun& run, const Event* shapes, size_t count, std::vector<Event>* out);
 
+// The folded view of a run (the reporter's, so that a day-long trace is
+// analysed in memory that follows its runs, not its launches): one event
+// per stream the sequence launches on, in order of first launch, flagged
+// kFlagAggregated | kFlagFolded, standing for that stream's launches
+// (calls_of, host_ns_of in trace/event.h). Its times are those
+// expand_launch_run gives its first and last launch; `dst` is
+// kFoldedLaunchTag | sequence_id << 16 | the stream's place, so that a
+// run of the same sequence folds to the same calls every time.
+void fold_launch_run(const LaunchRun& run, const Event* shapes, size_t count, std::vector<Event>* out);
+
 }  // namespace syncscope

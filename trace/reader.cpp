@@ -28,6 +28,12 @@
 
 namespace syncscope {
 
+uint64_t ProcessTrace::calls() const {
+  uint64_t n = 0;
+  for (const Event& e : events) n += calls_of(e);
+  return n;
+}
+
 std::string ProcessTrace::info(const std::string& key) const {
   for (const auto& [k, v] : process_info) {
     if (k == key) return v;
@@ -126,9 +132,10 @@ absl::Status read_file(const std::string& path, std::vector<unsigned char>* data
 }
 
 struct ParseState {
-  ParseState(ProcessTrace& t, uint32_t size) : trace(t), event_size(size) {}
+  ParseState(ProcessTrace& t, uint32_t size, bool fold) : trace(t), event_size(size), fold(fold) {}
   ProcessTrace& trace;
   uint32_t event_size;
+  bool fold;  // ReadOptions::fold_launch_runs
   std::map<uint32_t, uint64_t> drops;  // tid -> last cumulative count
   bool have_end = false;
   EndPayload end{};
@@ -207,7 +214,11 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
         std::memcpy(&run, p + i * sizeof(LaunchRun), sizeof(run));
         auto it = s.sequences.find(run.sequence_id);
         if (it == s.sequences.end()) return absl::StrCat("launch run of unknown sequence ", run.sequence_id);
-        expand_launch_run(run, it->second.data(), it->second.size(), &trace.events);
+        if (s.fold) {
+          fold_launch_run(run, it->second.data(), it->second.size(), &trace.events);
+        } else {
+          expand_launch_run(run, it->second.data(), it->second.size(), &trace.events);
+        }
         trace.aggregated_launches += it->second.size();
         ++trace.launch_runs;
       }
@@ -353,7 +364,8 @@ namespace {
 // The header and every record of a whole file's `size` bytes into a
 // trace, events not yet in order: read_trace_file frees the file's bytes
 // before finish_trace sorts, so the two never take memory at once.
-absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size, const std::string& path) {
+absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size, const std::string& path,
+                                         bool fold) {
   const std::span<const unsigned char> data(bytes, size);
   // The header: anything wrong here means the file cannot be read at all.
   if (data.size() < sizeof(kTraceMagic) || std::memcmp(data.data(), kTraceMagic, sizeof(kTraceMagic)) != 0) {
@@ -392,7 +404,8 @@ absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size
   }
 
   // The records: keep every one up to the first damage.
-  ParseState state(trace, h.event_size);
+  ParseState state(trace, h.event_size, fold);
+  trace.folded = fold;
   const size_t total = data.size();
   {
     // Count the events first (headers, and the launch runs' sequence
@@ -413,7 +426,8 @@ absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size
       if (rh.type == static_cast<uint32_t>(RecordType::kLaunchRuns)) {
         for (size_t r = 0; r + sizeof(LaunchRun) <= rh.size; r += sizeof(LaunchRun)) {
           auto it = sequence_length.find(load<uint32_t>(payload + r + offsetof(LaunchRun, sequence_id)));
-          if (it != sequence_length.end()) events += it->second;
+          // Folded, a run is one event per stream: reserve one, grow for the rare others.
+          if (it != sequence_length.end()) events += fold ? 1 : it->second;
         }
       }
       at += sizeof(rh) + padded_size(rh.size);
@@ -475,21 +489,38 @@ void finish_trace(ProcessTrace& trace) {
   join_gpu_activity(trace);
 }
 
+// Parses folded when asked, unless the trace holds both runs and GPU
+// activity, which joins individual launches: that one is parsed again,
+// launch by launch.
+absl::StatusOr<ProcessTrace> parse_as_asked(const unsigned char* bytes, size_t size, const std::string& path,
+                                            const ReadOptions& options) {
+  absl::StatusOr<ProcessTrace> trace = parse_trace(bytes, size, path, options.fold_launch_runs);
+  if (trace.ok() && trace->folded && (trace->launch_runs == 0 || !trace->gpu_activity.empty())) {
+    if (trace->launch_runs == 0) {
+      trace->folded = false;  // nothing was folded
+    } else {
+      trace = parse_trace(bytes, size, path, false);
+    }
+  }
+  return trace;
+}
+
 }  // namespace
 
-absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path) {
+absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path, const ReadOptions& options) {
   std::vector<unsigned char> data;
   if (absl::Status status = read_file(path, &data); !status.ok()) return status;
-  absl::StatusOr<ProcessTrace> trace = parse_trace(data.data(), data.size(), path);
+  absl::StatusOr<ProcessTrace> trace = parse_as_asked(data.data(), data.size(), path, options);
   data.clear();
   data.shrink_to_fit();
   if (trace.ok()) finish_trace(*trace);
   return trace;
 }
 
-absl::StatusOr<ProcessTrace> read_trace_bytes(std::string_view bytes, const std::string& name) {
+absl::StatusOr<ProcessTrace> read_trace_bytes(std::string_view bytes, const std::string& name,
+                                              const ReadOptions& options) {
   absl::StatusOr<ProcessTrace> trace =
-      parse_trace(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), name);
+      parse_as_asked(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), name, options);
   if (trace.ok()) finish_trace(*trace);
   return trace;
 }

@@ -73,9 +73,12 @@ struct ProcessTrace {
   // events carry kFlagAggregated), and the runs they came in.
   uint64_t aggregated_launches = 0;
   uint64_t launch_runs = 0;
+  bool folded = false;  // runs came back folded (ReadOptions::fold_launch_runs): events carry kFlagFolded
   bool complete = false;   // a kEnd record closed the file
   std::string truncation;  // why not complete, for the report ("" when complete)
 
+  // The calls its events stand for (a folded run counts its launches).
+  uint64_t calls() const;
   // Value of a process_info key, or "" if absent.
   std::string info(const std::string& key) const;
   // A kernel's name ("" when not a kernel or unknown).
@@ -89,16 +92,26 @@ struct ProcessTrace {
 // join_gpu_activity, trace/gpu_join.h).
 void add_gpu_record(ProcessTrace& trace, const GpuRecord& record);
 
+struct ReadOptions {
+  // The folded view (the reporter's): each run of aggregated launches comes
+  // back as one event per stream (fold_launch_run, trace/launch_runs.h)
+  // instead of every launch, so the events follow the file's runs, not its
+  // launches. A trace that also holds GPU activity is read launch by launch
+  // all the same: its records join individual launches.
+  bool fold_launch_runs = false;
+};
+
 // Reads one trace file. Every complete record is returned even when the file
 // ends mid-record (the process was killed): `complete` is then false and
 // `truncation` says where. A file that is not a syncscope trace, has an
 // unsupported version, or is corrupt before its first record is an error
 // naming the file and the reason; it never crashes.
-absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path);
+absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path, const ReadOptions& options = {});
 // The same from a file's bytes already in memory (the fuzzer,
 // tests/fuzz/fuzz_trace_reader.cpp); `name` stands for the path in the
 // trace and its messages.
-absl::StatusOr<ProcessTrace> read_trace_bytes(std::string_view bytes, const std::string& name);
+absl::StatusOr<ProcessTrace> read_trace_bytes(std::string_view bytes, const std::string& name,
+                                              const ReadOptions& options = {});
 
 // Trace files in a directory (by suffix), sorted by name; an error if the
 // directory cannot be read.

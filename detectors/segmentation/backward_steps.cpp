@@ -35,8 +35,8 @@ bool busiest_other_thread(const std::vector<Event>& events, uint32_t main_tid, u
   size_t all_launches = 0;
   for (const Event& e : events) {
     if (api_family(e.api) != ApiFamily::kLaunch || !is_pattern_call(e)) continue;
-    ++all_launches;
-    if (e.tid != main_tid) ++launches[e.tid];
+    all_launches += calls_of(e);
+    if (e.tid != main_tid) launches[e.tid] += calls_of(e);
   }
   uint32_t busiest = 0;
   size_t most = 0;
@@ -64,7 +64,7 @@ Bursts bursts_of(const std::vector<Event>& events, uint32_t backward_tid, uint32
     if (e.tid == backward_tid) {
       if (!in_burst) bursts.starts.push_back(e.start_ns), bursts.sizes.push_back(0), bursts.between.push_back(0);
       in_burst = true;
-      bursts.sizes.back() += 1;
+      bursts.sizes.back() += static_cast<double>(calls_of(e));
     } else if (e.tid == main_tid) {
       in_burst = false;
       if (!bursts.between.empty()) bursts.between.back() = bursts.between.back() * kHashPrime + tokenize(e) + 1;

@@ -47,10 +47,20 @@ class Tokenizer {
   std::unordered_map<uint64_t, uint32_t> ids_;
 };
 
-// One thread's pattern calls as tokens, with the events they came from.
+// One thread's pattern calls as tokens, with the events they came from and,
+// when some are folded runs (trace/event.h), the calls each stands for.
 struct ThreadTokens {
   std::vector<uint32_t> tokens;
   std::vector<size_t> event_index;
+  std::vector<uint32_t> weights;  // calls_of each token's event; empty when every one is 1
+
+  void push_back(uint32_t token, size_t index, uint64_t calls) {
+    if (calls != 1 && weights.empty()) weights.assign(tokens.size(), 1);
+    tokens.push_back(token);
+    event_index.push_back(index);
+    if (!weights.empty()) weights.push_back(static_cast<uint32_t>(calls));
+  }
+  const std::vector<uint32_t>* weights_or_null() const { return weights.empty() ? nullptr : &weights; }
 };
 
 ThreadTokens tokens_of_thread(const std::vector<Event>& events, uint32_t tid, Tokenizer& tokenize);

@@ -29,12 +29,12 @@ std::vector<std::vector<size_t>> calls_per_step(const std::vector<Event>& events
 
 // The calls of the ordinary step: the first one with the median number of
 // calls, counted per token.
-TokenCounts ordinary_step(const std::vector<std::vector<size_t>>& per_step, const ThreadTokens& main_seq,
-                          double median_calls) {
+TokenCounts ordinary_step(const std::vector<std::vector<size_t>>& per_step, const std::vector<double>& counts,
+                          const ThreadTokens& main_seq, double median_calls) {
   TokenCounts ordinary;
-  for (const auto& calls : per_step) {
-    if (static_cast<double>(calls.size()) != median_calls) continue;
-    for (size_t k : calls) ++ordinary[main_seq.tokens[k]];
+  for (size_t step = 0; step < per_step.size(); ++step) {
+    if (counts[step] != median_calls) continue;
+    for (size_t k : per_step[step]) ++ordinary[main_seq.tokens[k]];
     break;
   }
   return ordinary;
@@ -66,14 +66,19 @@ std::vector<size_t> beyond_ordinary(const std::vector<size_t>& step_calls, Token
 Picked extra_work(const std::vector<Event>& events, const ThreadTokens& main_seq, const PhaseSteps& phase) {
   Picked picked;
   std::vector<std::vector<size_t>> per_step = calls_per_step(events, main_seq, phase);
+  // Calls per step count what a folded run stands for (calls_of).
   std::vector<double> counts;
-  for (const auto& calls : per_step) counts.push_back(static_cast<double>(calls.size()));
+  for (const auto& calls : per_step) {
+    uint64_t n = 0;
+    for (size_t k : calls) n += calls_of(events[main_seq.event_index[k]]);
+    counts.push_back(static_cast<double>(n));
+  }
   const double median_calls = median(counts);
   const double median_ns = phase.info.step_ns;
-  const TokenCounts ordinary = ordinary_step(per_step, main_seq, median_calls);
+  const TokenCounts ordinary = ordinary_step(per_step, counts, main_seq, median_calls);
   for (size_t step = 0; step < per_step.size(); ++step) {
     const double ns = static_cast<double>(phase.steps.ends[step] - phase.steps.starts[step]);
-    const double calls = static_cast<double>(per_step[step].size());
+    const double calls = counts[step];
     if (!is_unusual_step(ns, calls, median_ns, median_calls)) continue;
     for (size_t k : beyond_ordinary(per_step[step], ordinary, main_seq)) {
       picked.positions.push_back(k);

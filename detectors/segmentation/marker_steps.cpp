@@ -40,8 +40,8 @@ void add_marker_steps(const std::vector<Event>& events, const std::vector<size_t
   for (size_t k = 0; k < markers.size(); ++k) {
     uint64_t end = events[markers[k]].end_ns + 1;
     size_t count = 0;
-    while (next_event < events.size() && events[next_event].start_ns < end)
-      count += is_pattern_call(events[next_event++]);
+    for (; next_event < events.size() && events[next_event].start_ns < end; ++next_event)
+      count += is_pattern_call(events[next_event]) ? calls_of(events[next_event]) : 0;
     if (k < warmup) continue;
     uint64_t start = k == 0 ? events.front().start_ns : events[markers[k - 1]].end_ns + 1;
     out->steps.add(start, end);
@@ -86,8 +86,8 @@ bool steps_from_nvtx_ranges(const std::vector<Event>& events, const StepOptions&
   for (const Event& e : events) {
     if (e.tid != first.tid || !is_pattern_call(e) || e.start_ns < first.start_ns) continue;
     while (r < ranges->size() && events[(*ranges)[r]].end_ns < e.start_ns) ++r;
-    ++all;
-    inside += r < ranges->size() && events[(*ranges)[r]].start_ns <= e.start_ns;
+    all += calls_of(e);
+    inside += r < ranges->size() && events[(*ranges)[r]].start_ns <= e.start_ns ? calls_of(e) : 0;
   }
   if (all == 0 || 2 * inside < all) return false;
   *main_tid = first.tid;
@@ -102,7 +102,7 @@ bool steps_from_nvtx_ranges(const std::vector<Event>& events, const StepOptions&
     while (next_event < events.size() && events[next_event].start_ns < start) ++next_event;
     size_t count = 0;
     for (size_t j = next_event; j < events.size() && events[j].start_ns < end; ++j) {
-      count += events[j].tid == first.tid && is_pattern_call(events[j]);
+      count += events[j].tid == first.tid && is_pattern_call(events[j]) ? calls_of(events[j]) : 0;
     }
     if (k < warmup) continue;
     out->steps.add(start, end);

@@ -22,17 +22,20 @@ constexpr size_t kMinPassKernels = 2;
 // the same call at the same place.
 constexpr size_t kLikeFirstShareInverse = 2;
 
+
 // Cuts the runs of one period search into pieces of like steps and adds
 // their steps. Its steps, in the order the search runs them:
 // cut_run -> (sub-phases: repeating_stretches) -> add_piece -> emit.
 class StepCutter {
  public:
-  StepCutter(const std::vector<Event>& events, const ThreadTokens& seq, size_t period,
+  StepCutter(const std::vector<Event>& events, const ThreadTokens& seq, size_t period, uint64_t period_calls,
              const std::vector<uint32_t>* region_of, size_t skip_steps, PhaseSteps* out)
       : events_(events),
         seq_(seq),
         p_(period),
         n_(seq.tokens.size()),
+        weights_(seq.weights_or_null()),
+        period_calls_(period_calls),
         region_of_(region_of),
         skip_steps_(skip_steps),
         min_piece_(region_of != nullptr ? kMinSubPhasePiecePeriods * period : period),
@@ -92,10 +95,30 @@ class StepCutter {
     return kLikeFirstShareInverse * same >= length;
   }
 
+  // Where the step that begins at k ends: a period of calls on. Launch by
+  // launch that is p_ tokens; where tokens are folded runs standing for
+  // many launches (weights_), the token boundary nearest to a period's calls
+  // on, so that a call or two more in a step (a log line's read-back) moves
+  // the boundary by a call or two, as it does launch by launch, not by a
+  // whole run.
+  size_t advance(size_t k) const {
+    if (weights_ == nullptr) return k + p_;
+    uint64_t sum = 0;
+    size_t j = k;
+    while (j < n_ && sum < period_calls_) {
+      const uint64_t w = (*weights_)[j];
+      if (sum + w > period_calls_ && sum + w - period_calls_ > period_calls_ - sum && j > k) break;
+      sum += w;
+      ++j;
+    }
+    // A period's calls past the end: a step there would not be whole.
+    return sum < period_calls_ && j == n_ ? n_ + 1 : j;
+  }
+
   // [b, e) cut into pieces of steps like their first.
   void add_piece(size_t b, size_t e) {
-    size_t piece = b, k = b + p_;
-    for (; k + p_ <= e; k += p_) {
+    size_t piece = b, k = advance(b);
+    for (; advance(k) <= e; k = advance(k)) {
       if (like_first(piece, k, p_)) continue;
       pieces_.emplace_back(piece, k);
       piece = k;
@@ -143,24 +166,27 @@ class StepCutter {
 
   // A pass runs kernels: a loop of copies (torch.save's tensor by tensor
   // read-back) belongs to the step it happens in.
+  // Calls and launches count what a folded run stands for (calls_of); a
+  // folded run counts as one kernel, the sequence it repeats.
   bool runs_kernels(size_t b) const {
     std::unordered_map<uint32_t, int> kernels;
-    size_t launches = 0;
+    uint64_t launches = 0, calls = 0;
     for (size_t k = b; k < b + p_; ++k) {
+      calls += calls_of(event_at(k));
       if (api_family(event_at(k).api) != ApiFamily::kLaunch) continue;
-      ++launches;
+      launches += calls_of(event_at(k));
       ++kernels[seq_.tokens[k]];
     }
-    return kPassLaunchShareInverse * launches >= p_ && kernels.size() >= kMinPassKernels;
+    return kPassLaunchShareInverse * launches >= calls && kernels.size() >= kMinPassKernels;
   }
 
   // The steps of the piece [b, e), one per whole period, and its stretch.
   void emit(size_t b, size_t e) {
     if (e <= b || e - b < min_piece_) return;
     if (region_of_ != nullptr && !runs_kernels(b)) return;
-    for (size_t k = b; k + p_ <= e; k += p_) {
+    for (size_t k = b, next; (next = advance(k)) <= e; k = next) {
       uint64_t start = event_at(k).start_ns;
-      uint64_t end = k + p_ < e ? event_at(k + p_).start_ns : event_at(k + p_ - 1).end_ns + 1;
+      uint64_t end = next < e ? event_at(next).start_ns : event_at(next - 1).end_ns + 1;
       if (skipped_ < skip_steps_) {
         ++skipped_;
         continue;
@@ -174,6 +200,8 @@ class StepCutter {
   const ThreadTokens& seq_;
   const size_t p_;
   const size_t n_;
+  const std::vector<uint32_t>* weights_;  // calls per token, nullptr: one each
+  const uint64_t period_calls_;           // calls in a period
   const std::vector<uint32_t>* region_of_;
   const size_t skip_steps_;
   const size_t min_piece_;
@@ -187,11 +215,18 @@ class StepCutter {
 
 void steps_from_runs(const std::vector<Event>& events, const ThreadTokens& seq, const PeriodSearch& found,
                      const std::vector<uint32_t>* region_of, size_t skip_steps, PhaseSteps* out) {
-  StepCutter cutter(events, seq, found.period, region_of, skip_steps, out);
+  // The calls of one period, a folded run counting its launches.
+  uint64_t calls = found.period;
+  if (seq.weights_or_null() != nullptr && !found.runs.empty() &&
+      found.runs.front().begin + found.period <= seq.tokens.size()) {
+    calls = 0;
+    for (size_t k = found.runs.front().begin; k < found.runs.front().begin + found.period; ++k) calls += seq.weights[k];
+  }
+  StepCutter cutter(events, seq, found.period, calls, region_of, skip_steps, out);
   for (const RepeatRun& run : found.runs) cutter.cut_run(run);
   cutter.emit_pieces();
   out->info.source = StepSource::kPattern;
-  out->info.calls_per_step = static_cast<uint32_t>(found.period);
+  out->info.calls_per_step = static_cast<uint32_t>(calls);
 }
 
 }  // namespace syncscope::segmentation

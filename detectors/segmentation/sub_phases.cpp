@@ -24,8 +24,7 @@ ThreadTokens picked_sequence(const ThreadTokens& main_seq, const Picked& picked,
   ThreadTokens seq;
   *region_of = picked.region_of;
   for (size_t k : picked.positions) {
-    seq.tokens.push_back(main_seq.tokens[k]);
-    seq.event_index.push_back(main_seq.event_index[k]);
+    seq.push_back(main_seq.tokens[k], main_seq.event_index[k], main_seq.weights.empty() ? 1 : main_seq.weights[k]);
   }
   return seq;
 }
@@ -49,8 +48,7 @@ void keep_outside_runs(const PeriodSearch& found, ThreadTokens* seq, std::vector
   for (size_t k = 0; k < seq->tokens.size(); ++k) {
     while (next_run < found.runs.size() && found.runs[next_run].end <= k) ++next_run;
     if (next_run < found.runs.size() && k >= found.runs[next_run].begin) continue;
-    rest.tokens.push_back(seq->tokens[k]);
-    rest.event_index.push_back(seq->event_index[k]);
+    rest.push_back(seq->tokens[k], seq->event_index[k], seq->weights.empty() ? 1 : seq->weights[k]);
     rest_region.push_back((*region_of)[k]);
   }
   *seq = std::move(rest);
@@ -67,6 +65,7 @@ std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const Threa
   PeriodOptions options;
   options.max_period = max_sub_phase_period(picked);
   for (int round = 0; round < kMaxSubPhases && seq.tokens.size() >= kMinSearchedCalls; ++round) {
+    options.weights = seq.weights_or_null();
     PeriodSearch found = find_repeats(seq.tokens, options);
     if (found.period == 0) break;
     PhaseSteps phase;

@@ -3,12 +3,17 @@
 // checkpoint, train-then-eval epochs, gradient accumulation, a long compile
 // warm-up, variable-length batches, other threads' calls interleaved, and
 // backward-thread calls attributed to the line that waited for them.
+// Each shape runs three times: launch by launch; aggregated into runs by the
+// recorder's aggregator and put back launch by launch; and aggregated and
+// folded, as the reporter reads a recorded trace (folded_runs.h): the same
+// steps, phases and findings every way.
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "detectors/analysis.h"
 #include "detectors/segmentation.h"
+#include "folded_runs.h"
 #include "synthetic.h"
 
 namespace syncscope::testing {
@@ -16,6 +21,23 @@ namespace {
 
 constexpr uint32_t kMain = 1, kBackward = 2;
 constexpr uint32_t kItemSite = 7, kEvalItemSite = 9, kCheckpointSite = 11, kMarkerSite = 99;
+
+// How the analysis gets the shape's events (the ProgramShapes fixture sets it).
+enum class Reading { kRaw, kAggregated, kFolded };
+Reading reading = Reading::kRaw;
+
+ProcessTrace as_trace(const std::vector<Event>& events) {
+  ProcessTrace t;
+  t.events = reading == Reading::kRaw ? events : folded_runs(events, reading == Reading::kAggregated);
+  t.folded = reading == Reading::kFolded;
+  return t;
+}
+
+class ProgramShapes : public ::testing::TestWithParam<Reading> {
+ protected:
+  void SetUp() override { reading = GetParam(); }
+  void TearDown() override { reading = Reading::kRaw; }
+};
 
 // A small PyTorch-like program written as the recorder would see it.
 class Program {
@@ -74,11 +96,7 @@ class Program {
   }
   void idle(uint64_t ns) { s_.idle(ns); }
   const std::vector<Event>& events() const { return s_.events(); }
-  ProcessTrace trace() const {
-    ProcessTrace t;
-    t.events = s_.events();
-    return t;
-  }
+  ProcessTrace trace() const { return as_trace(s_.events()); }
 
  private:
   Stream s_;
@@ -136,7 +154,7 @@ void expect_gpt_structure(const Analysis& a, StepSource source) {
   EXPECT_NEAR(eval->per_step, 1.0, 0.1);
 }
 
-TEST(ProgramShapes, TransformerWithEvalAndCheckpointByOptimizerSteps) {
+TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByOptimizerSteps) {
   Program p = gpt(true);
   Analysis a = analyze(p.trace());
   expect_gpt_structure(a, StepSource::kOptimizerStep);
@@ -147,7 +165,7 @@ TEST(ProgramShapes, TransformerWithEvalAndCheckpointByOptimizerSteps) {
   EXPECT_EQ(a.phases.size(), 2u);                // train and eval, nothing else
 }
 
-TEST(ProgramShapes, TransformerWithEvalAndCheckpointByBackwardPasses) {
+TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByBackwardPasses) {
   Program p = gpt(false);
   Analysis a = analyze(p.trace());
   expect_gpt_structure(a, StepSource::kBackward);
@@ -157,7 +175,7 @@ TEST(ProgramShapes, TransformerWithEvalAndCheckpointByBackwardPasses) {
 // backward runs on its main thread), the pattern still finds a step, not a
 // layer, and the periodic sites stay steady; eval passes inside the loop may
 // be counted as steps of it (a documented limit of the fallback).
-TEST(ProgramShapes, TransformerWithEvalAndCheckpointByPattern) {
+TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByPattern) {
   Program p = gpt(false, kMain);
   Analysis a = analyze(p.trace());
   ASSERT_FALSE(a.phases.empty());
@@ -175,7 +193,7 @@ TEST(ProgramShapes, TransformerWithEvalAndCheckpointByPattern) {
 }
 
 // The LSTM LM: a train epoch with .item() every step, then validation and test.
-TEST(ProgramShapes, TrainEpochThenValidationAndTest) {
+TEST_P(ProgramShapes, TrainEpochThenValidationAndTest) {
   for (bool markers : {true, false}) {
     Program p(markers);
     for (int step = 0; step < 100; ++step) {
@@ -203,7 +221,7 @@ TEST(ProgramShapes, TrainEpochThenValidationAndTest) {
 }
 
 // k micro-batches per optimizer step: the step is the optimizer's.
-TEST(ProgramShapes, GradientAccumulation) {
+TEST_P(ProgramShapes, GradientAccumulation) {
   // Optimizer steps; backward bursts grouped by what the main thread does
   // after them; the repeating pattern of one thread.
   for (auto [markers, backward_tid] :
@@ -235,7 +253,7 @@ TEST(ProgramShapes, GradientAccumulation) {
 // every 50 and a checkpoint every 100 (examples/cpp/training_loop.cu's
 // shape). The step is the period, not the 100-step stretch in which it all
 // repeats exactly, nor a layer.
-TEST(ProgramShapes, EveryCallRecursInTheStepByPattern) {
+TEST_P(ProgramShapes, EveryCallRecursInTheStepByPattern) {
   // 300 steps, and 3,000: over a long run the 100-step stretch matches
   // itself more often than the step does (10% of the step's calls sit
   // next to a log line); it is 100 steps plus a few calls, so one step.
@@ -291,7 +309,7 @@ TEST(ProgramShapes, EveryCallRecursInTheStepByPattern) {
 // its share is of the loop's time, the wait between steps included, so at
 // most 100% (examples/cpp/training_loop's read-back read 111% when shares
 // were of the steps' own length: LaunchAggregation.*, end to end).
-TEST(ProgramShapes, AWaitBetweenStepsIsAShareOfTheLoopsTime) {
+TEST_P(ProgramShapes, AWaitBetweenStepsIsAShareOfTheLoopsTime) {
   Program p(false, kMain);
   for (int step = 1; step <= 200; ++step) {
     p.forward(6);
@@ -310,7 +328,7 @@ TEST(ProgramShapes, AWaitBetweenStepsIsAShareOfTheLoopsTime) {
 }
 
 // torch.compile: thousands of distinct calls while compiling, then the loop.
-TEST(ProgramShapes, LongCompileWarmupThenTraining) {
+TEST_P(ProgramShapes, LongCompileWarmupThenTraining) {
   for (bool markers : {true, false}) {
     Program p(markers);
     std::mt19937 rng(5);
@@ -333,7 +351,7 @@ TEST(ProgramShapes, LongCompileWarmupThenTraining) {
 
 // Variable-length batches choose different kernels each step; the optimizer
 // step still marks the step.
-TEST(ProgramShapes, VariableLengthBatchesWithOptimizerSteps) {
+TEST_P(ProgramShapes, VariableLengthBatchesWithOptimizerSteps) {
   Program p(true);
   std::mt19937 rng(3);
   for (int step = 0; step < 50; ++step) {
@@ -353,7 +371,7 @@ TEST(ProgramShapes, VariableLengthBatchesWithOptimizerSteps) {
 }
 
 // A DataLoader stall: some steps wait long for data; steps stay steps.
-TEST(ProgramShapes, DataLoaderStallsDoNotBreakSteps) {
+TEST_P(ProgramShapes, DataLoaderStallsDoNotBreakSteps) {
   Program p(false);
   for (int step = 0; step < 60; ++step) {
     if (step % 7 == 0) p.idle(5000000);
@@ -372,7 +390,7 @@ TEST(ProgramShapes, DataLoaderStallsDoNotBreakSteps) {
 
 // Another thread's launches interleaved with the main thread's at 5% and
 // 50% of the calls: the main thread's steps are found all the same.
-TEST(ProgramShapes, OtherThreadsInterleaved) {
+TEST_P(ProgramShapes, OtherThreadsInterleaved) {
   for (int share : {5, 50}) {
     Program p(false);
     std::mt19937 rng(9);
@@ -392,7 +410,7 @@ TEST(ProgramShapes, OtherThreadsInterleaved) {
 
 // Backward's calls on autograd's thread have no Python frames; the main
 // thread's GIL wait around them gives the `loss.backward()` line.
-TEST(ProgramShapes, BackwardThreadCallsNameTheWaitingLine) {
+TEST_P(ProgramShapes, BackwardThreadCallsNameTheWaitingLine) {
   constexpr uint32_t kBackwardSync = 21, kBackwardLine = 22;
   Stream s;
   ProcessTrace t;
@@ -409,7 +427,7 @@ TEST(ProgramShapes, BackwardThreadCallsNameTheWaitingLine) {
     const_cast<Event&>(s.events()[wait_index]).end_ns = s.events().back().end_ns + 100;
     s.launch(50).tid = kMain;
   }
-  t.events = s.events();
+  t.events = as_trace(s.events()).events;
   t.python_stacks[kBackwardLine] = {{1, 57}};  // the waiting line has Python frames; the sync's stack does not
   t.python_code[1] = {"train.py", "main", 1};
   Analysis a = analyze(t);
@@ -422,14 +440,14 @@ TEST(ProgramShapes, BackwardThreadCallsNameTheWaitingLine) {
 }
 
 // A sync of a frameless thread outside any wait stays unattributed.
-TEST(ProgramShapes, NoWaitNoAttribution) {
+TEST_P(ProgramShapes, NoWaitNoAttribution) {
   Stream s;
   ProcessTrace t;
   for (int step = 0; step < 30; ++step) {
     s.launch(1).tid = kMain;
     s.call(ApiId::cudaStreamSynchronize, 20000, 0x100, 21).tid = kBackward;
   }
-  t.events = s.events();
+  t.events = as_trace(s.events()).events;
   Analysis a = analyze(t);
   const Finding* sync = find(a, 21);
   ASSERT_NE(sync, nullptr);
@@ -452,7 +470,7 @@ void save_checkpoint(Program& p, int tensors) {
   }
 }
 
-TEST(ProgramShapes, CheckpointAfterTrainingIsTeardownNotAPass) {
+TEST_P(ProgramShapes, CheckpointAfterTrainingIsTeardownNotAPass) {
   Program p(true);
   for (int step = 0; step < 40; ++step) {
     p.forward(4);
@@ -466,7 +484,7 @@ TEST(ProgramShapes, CheckpointAfterTrainingIsTeardownNotAPass) {
   EXPECT_NE(find(a, kCheckpointSite, Phase::kTeardown), nullptr);
 }
 
-TEST(ProgramShapes, ShortEvalPassesAndACheckpointInsideTheLoop) {
+TEST_P(ProgramShapes, ShortEvalPassesAndACheckpointInsideTheLoop) {
   Program p(true);
   for (int step = 1; step <= 60; ++step) {
     p.forward(6);
@@ -498,7 +516,7 @@ TEST(ProgramShapes, ShortEvalPassesAndACheckpointInsideTheLoop) {
 
 // word_language_model: no torch.optim (a manual SGD update on the main
 // thread after each backward), an .item() every batch, then evaluation.
-TEST(ProgramShapes, ManualUpdateWithoutOptimizerUsesBackwardPasses) {
+TEST_P(ProgramShapes, ManualUpdateWithoutOptimizerUsesBackwardPasses) {
   Program p(false);
   for (int step = 0; step < 200; ++step) {
     p.forward(2);
@@ -518,6 +536,12 @@ TEST(ProgramShapes, ManualUpdateWithoutOptimizerUsesBackwardPasses) {
   ASSERT_NE(eval, nullptr);
   EXPECT_GT(eval->phase_index, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Readings, ProgramShapes,
+                         ::testing::Values(Reading::kRaw, Reading::kAggregated, Reading::kFolded),
+                         [](const ::testing::TestParamInfo<Reading>& info) {
+                           return info.param == Reading::kRaw ? "Raw" : info.param == Reading::kAggregated ? "Aggregated" : "Folded";
+                         });
 
 }  // namespace
 }  // namespace syncscope::testing
