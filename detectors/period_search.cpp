@@ -38,14 +38,16 @@ struct Score {
 // `seen` is scratch space with one zeroed counter per token value;
 // `regular[t]`: whether token t counts toward coverage.
 Score score_at(const std::vector<uint32_t>& tokens, size_t p, std::vector<uint32_t>& seen,
-               const std::vector<bool>& regular) {
+               const std::vector<bool>& regular, const PeriodOptions& options) {
   Score score;
   for (size_t i = 0; i + p < tokens.size(); ++i) {
     if (tokens[i] != tokens[i + p]) continue;
-    ++score.matches;
+    score.matches += options.weights != nullptr ? (*options.weights)[i] : 1;
     if (++seen[tokens[i]] == 2) {
-      ++score.coverage;
-      if (regular[tokens[i]]) ++score.regular_coverage;
+      const uint32_t kinds =
+          options.kinds != nullptr && tokens[i] < options.kinds->size() ? (*options.kinds)[tokens[i]] : 1;
+      score.coverage += kinds;
+      if (regular[tokens[i]]) score.regular_coverage += kinds;
     }
   }
   for (size_t i = 0; i + p < tokens.size(); ++i) seen[tokens[i]] = 0;
@@ -247,7 +249,7 @@ PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptio
   std::vector<bool> regular(size_t{max_token} + 1);
   for (size_t t = 0; t < regular.size(); ++t) regular[t] = calls[t] * kRegularOneIn >= all_calls;
   std::vector<Score> scores(candidates.size());
-  for (size_t c = 0; c < candidates.size(); ++c) scores[c] = score_at(tokens, candidates[c], seen, regular);
+  for (size_t c = 0; c < candidates.size(); ++c) scores[c] = score_at(tokens, candidates[c], seen, regular, options);
   uint32_t max_regular = 0;
   for (const Score& score : scores) max_regular = std::max(max_regular, score.regular_coverage);
   const std::vector<bool> ok = qualified(scores, max_regular);
@@ -255,7 +257,8 @@ PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptio
   if (best == scores.size()) return result;
   const size_t chosen = smallest_divisor(candidates, scores, ok, best);
   const uint32_t p = candidates[chosen];
-  if (scores[chosen].matches < kMinFullRepeats * p) return result;
+  const uint64_t period_calls = options.weights == nullptr ? p : all_calls * p / n;  // about
+  if (scores[chosen].matches < kMinFullRepeats * period_calls) return result;
   result.runs = runs_of(tokens, p, options);
   if (!result.runs.empty()) result.period = p;
   return result;

@@ -45,6 +45,11 @@ struct PeriodOptions {
   // made (rare, regular: below) is counted in calls, so that a checkpoint
   // every hundred steps stays irregular when the steps' launches are folded.
   const std::vector<uint32_t>* weights = nullptr;
+  // By token id, the different calls a token stands for (a folded run, the
+  // kernels it launches); nullptr: one each. Matches are counted in calls
+  // and coverage in different calls, so that a step folded into a token or
+  // two scores as it would launch by launch.
+  const std::vector<uint32_t>* kinds = nullptr;
 };
 
 // `tokens` are small dense ids (0..N-1).

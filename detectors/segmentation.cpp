@@ -56,6 +56,7 @@ uint32_t first_caller(const std::vector<Event>& events) {
 bool pattern_main_phase(const std::vector<Event>& events, const StepOptions& options, MainPhase* main) {
   PeriodOptions period_options;
   period_options.weights = main->seq.weights_or_null();
+  period_options.kinds = main->seq.kinds.empty() ? nullptr : &main->seq.kinds;
   PeriodSearch found = find_repeats(main->seq.tokens, period_options);
   if (found.period == 0) return false;
   main->phase.info.name = "loop";

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,19 @@ namespace {
 // long trace and analysing it take seconds to minutes.
 constexpr uintmax_t kProgressBytes = 256u << 20;
 constexpr size_t kProgressEvents = 20000000;
+
+// Traces of more calls than this are read folded (trace/reader.h,
+// ReadOptions): launch by launch they would take about 90 bytes a call,
+// 0.7 GB here. SYNCSCOPE_FOLD_ABOVE_CALLS sets it (0: fold every trace).
+constexpr uint64_t kFoldAboveCalls = 8000000;
+
+uint64_t fold_above_calls() {
+  const char* value = std::getenv("SYNCSCOPE_FOLD_ABOVE_CALLS");
+  if (value == nullptr || *value == 0) return kFoldAboveCalls;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(value, &end, 10);
+  return end != nullptr && *end == 0 ? n : kFoldAboveCalls;
+}
 
 size_t count_lines(const std::string& path) {
   std::ifstream in(path);
@@ -85,9 +99,9 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
     const bool long_read = !size_error && bytes >= kProgressBytes;
     const auto began = std::chrono::steady_clock::now();
     if (long_read) spdlog::info("reading {} ({:.0f} MB)...", file, static_cast<double>(bytes) / 1e6);
-    // Folded: runs of aggregated launches stay runs, so memory and time
-    // follow the trace's runs and other calls, not its launches.
-    auto trace = read_trace_file(file, ReadOptions{.fold_launch_runs = true});
+    // Long traces folded: runs of aggregated launches stay runs, so memory
+    // and time follow the trace's runs and other calls, not its launches.
+    auto trace = read_trace_file(file, ReadOptions{.fold_launch_runs = true, .fold_above_calls = fold_above_calls()});
     if (long_read && trace.ok()) {
       spdlog::info("read {} calls in {:.1f} s", trace->calls(),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());

@@ -41,8 +41,9 @@ enum EventFlags : uint8_t {
   // Set by the reader in its folded view (read_trace_file with
   // ReadOptions::fold_launch_runs, trace/launch_runs.h): the event stands
   // for `bytes` launches of one run on one stream, `src` holds their summed
-  // host time and `dst` a handle of the run's sequence (kFoldedLaunchTag).
-  // Never written by a recorder.
+  // host time, `dst` a handle of the run's sequence (kFoldedLaunchTag) and
+  // `result` how many different kernels they launch. Never written by a
+  // recorder.
   kFlagFolded = 1u << 5,
 };
 
@@ -79,6 +80,10 @@ inline uint64_t calls_of(const Event& e) { return (e.flags & kFlagFolded) ? e.by
 inline uint64_t host_ns_of(const Event& e) {
   if (e.flags & kFlagFolded) return e.src;
   return e.end_ns >= e.start_ns ? e.end_ns - e.start_ns : 0;
+}
+// Different kernels among the launches it stands for: a launch's 1.
+inline uint64_t kernels_of(const Event& e) {
+  return (e.flags & kFlagFolded) ? static_cast<uint64_t>(e.result > 0 ? e.result : 1) : 1;
 }
 // Bytes the call moved or allocated (a folded run's `bytes` is a count).
 inline uint64_t bytes_of(const Event& e) { return (e.flags & kFlagFolded) ? 0 : e.bytes; }

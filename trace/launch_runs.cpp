@@ -79,31 +79,88 @@ void expand_launch_run(const LaunchRun& run, const Event* shapes, size_t count, 
   }
 }
 
-void fold_launch_run(const LaunchRun& run, const Event* shapes, size_t count, std::vector<Event>* out) {
-  const SpreadTimes times(run, count);
-  const size_t first = out->size();
-  // A sequence launches on one stream, seldom a few: a linear search.
-  for (size_t i = 0; i < count; ++i) {
-    const Event& shape = shapes[i];
-    const uint8_t per_thread = shape.flags & kFlagPerThreadStream;
-    size_t g = first;
-    while (g < out->size() && !((*out)[g].stream == shape.stream && ((*out)[g].flags & kFlagPerThreadStream) == per_thread))
-      ++g;
-    if (g == out->size()) {
-      Event e = shape;
-      e.start_ns = times.start(i);
-      e.tid = run.tid;
-      e.stack_id = 0;
-      e.flags |= kFlagAggregated | kFlagFolded;
-      e.dst = kFoldedLaunchTag | uint64_t{run.sequence_id} << 16 | (g - first);
-      e.bytes = 0;  // launches it stands for
-      e.src = 0;    // their host time
-      out->push_back(e);
+namespace {
+
+// The smallest p such that shapes[i] is shapes[i + p] throughout (the
+// prefix function of string matching); `count` when nothing shorter repeats.
+size_t smallest_period(const Event* shapes, size_t count) {
+  if (count == 0) return 0;
+  std::vector<size_t> border(count, 0);
+  for (size_t i = 1; i < count; ++i) {
+    size_t k = border[i - 1];
+    while (k > 0 && !same_shape(shapes[i], shapes[k])) k = border[k - 1];
+    if (same_shape(shapes[i], shapes[k])) ++k;
+    border[i] = k;
+  }
+  return count - border[count - 1];
+}
+
+// The block a sequence folds by: the smallest multiple of its period with
+// at least kMinFoldedBlock launches and 1/kMaxFoldedBlocks of the sequence.
+size_t block_length(const Event* shapes, size_t count) {
+  const size_t period = smallest_period(shapes, count);
+  if (period == 0 || period >= count) return count;
+  const size_t least = std::max<size_t>(kMinFoldedBlock, (count + kMaxFoldedBlocks - 1) / kMaxFoldedBlocks);
+  return std::min(count, (least + period - 1) / period * period);
+}
+
+}  // namespace
+
+FoldedSequence fold_sequence(uint32_t sequence_id, const Event* shapes, size_t count) {
+  FoldedSequence folded;
+  folded.launches = static_cast<uint32_t>(count);
+  const size_t block = block_length(shapes, count);
+  std::vector<std::vector<uint64_t>> kernels;  // per group
+  for (size_t begin = 0; begin < count; begin += block) {
+    const size_t end = std::min(count, begin + block);
+    const uint64_t partial = end - begin < block ? 1 : 0;
+    const size_t first_group = folded.groups.size();
+    // A block launches on one stream, seldom a few: a linear search.
+    for (size_t i = begin; i < end; ++i) {
+      const Event& shape = shapes[i];
+      const uint8_t per_thread = shape.flags & kFlagPerThreadStream;
+      size_t g = first_group;
+      while (g < folded.groups.size() && !(folded.groups[g].shape.stream == shape.stream &&
+                                            (folded.groups[g].shape.flags & kFlagPerThreadStream) == per_thread)) {
+        ++g;
+      }
+      if (g == folded.groups.size()) {
+        FoldedSequence::Group group;
+        group.shape = shape;
+        group.shape.flags |= kFlagAggregated | kFlagFolded;
+        group.shape.dst = kFoldedLaunchTag | uint64_t{sequence_id} << 16 | partial << 15 | (g - first_group);
+        group.shape.stack_id = 0;
+        group.first = static_cast<uint32_t>(i);
+        folded.groups.push_back(group);
+        kernels.emplace_back();
+      }
+      folded.groups[g].last = static_cast<uint32_t>(i);
+      ++folded.groups[g].count;
+      kernels[g].push_back(shape.dst);
     }
-    Event& group = (*out)[g];
-    group.end_ns = times.end(i);
-    group.bytes += 1;
-    group.src += times.host_ns(i);
+  }
+  for (size_t g = 0; g < folded.groups.size(); ++g) {
+    std::sort(kernels[g].begin(), kernels[g].end());
+    const size_t distinct = static_cast<size_t>(std::unique(kernels[g].begin(), kernels[g].end()) - kernels[g].begin());
+    folded.groups[g].shape.result = static_cast<int16_t>(std::min<size_t>(distinct, INT16_MAX));
+  }
+  return folded;
+}
+
+void fold_launch_run(const LaunchRun& run, const FoldedSequence& sequence, std::vector<Event>* out) {
+  if (sequence.launches == 0) return;
+  const SpreadTimes times(run, sequence.launches);
+  const uint64_t host_each = run.host_ns / sequence.launches;
+  for (const FoldedSequence::Group& group : sequence.groups) {
+    Event e = group.shape;
+    e.start_ns = times.start(group.first);
+    e.end_ns = times.end(group.last);
+    e.tid = run.tid;
+    e.bytes = group.count;  // launches it stands for
+    // Their host time: host_each apiece, the run's last launch what is left.
+    const bool has_last = group.last + 1 == sequence.launches;
+    e.src = (group.count - (has_last ? 1 : 0)) * host_each + (has_last ? times.host_ns(group.last) : 0);
+    out->push_back(e);
   }
 }
 

@@ -49,12 +49,33 @@ void expand_launch_run(const LaunchRun& run, const Event* shapes, size_t count, 
 
 // The folded view of a run (the reporter's, so that a day-long trace is
 // analysed in memory that follows its runs, not its launches): one event
-// per stream the sequence launches on, in order of first launch, flagged
-// kFlagAggregated | kFlagFolded, standing for that stream's launches
-// (calls_of, host_ns_of in trace/event.h). Its times are those
-// expand_launch_run gives its first and last launch; `dst` is
-// kFoldedLaunchTag | sequence_id << 16 | the stream's place, so that a
-// run of the same sequence folds to the same calls every time.
-void fold_launch_run(const LaunchRun& run, const Event* shapes, size_t count, std::vector<Event>* out);
+// per block of the sequence and stream the block launches on, in order of
+// first launch, flagged kFlagAggregated | kFlagFolded, standing for those
+// launches (calls_of, host_ns_of, kernels_of in trace/event.h). Its times
+// are those expand_launch_run gives its first and last launch; `dst` is
+// kFoldedLaunchTag | sequence_id << 16 | whether the block is a partial
+// last one << 15 | the stream's place, so that a run of the same sequence
+// folds to the same calls every time.
+//
+// A block is the whole sequence, unless the sequence repeats a shorter one
+// (a loop of launches and nothing else runs on until a content cut, through
+// several steps): then each repeat of it (or of the smallest multiple of it
+// with at least kMinFoldedBlock launches and a sixteenth of the sequence) is
+// a block, so that the steps stay visible to the step search.
+inline constexpr uint32_t kMinFoldedBlock = 16;
+inline constexpr uint32_t kMaxFoldedBlocks = 16;
+struct FoldedSequence {
+  struct Group {
+    Event shape;  // the stream's first launch, its identity replaced (dst, kernel count)
+    uint32_t first = 0, last = 0, count = 0;  // its first and last launch in the sequence, and how many
+  };
+  // In order of their first launch; groups of the same block and stream in
+  // different repeats share their shape's dst.
+  std::vector<Group> groups;
+  uint32_t launches = 0;
+};
+// Made once per sequence: the reader folds every run of it through this.
+FoldedSequence fold_sequence(uint32_t sequence_id, const Event* shapes, size_t count);
+void fold_launch_run(const LaunchRun& run, const FoldedSequence& sequence, std::vector<Event>* out);
 
 }  // namespace syncscope

@@ -141,6 +141,7 @@ struct ParseState {
   EndPayload end{};
   // kLaunchSequence: id -> the launches less their times (trace/launch_runs.h).
   std::unordered_map<uint32_t, std::vector<Event>> sequences;
+  std::unordered_map<uint32_t, FoldedSequence> folded;  // fold: id -> its runs' folded shape
   // keep_sorted(): events [0, sorted_upto) are in start order; `merge_work`
   // counts what merging cost, `unsorted` gives up on it (one sort at the end).
   size_t sorted_upto = 0;
@@ -202,6 +203,7 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
       }
       std::vector<Event> shapes(count);
       for (uint32_t i = 0; i < count; ++i) std::memcpy(&shapes[i], p + 8 + size_t{i} * s.event_size, sizeof(Event));
+      if (s.fold) s.folded[id] = fold_sequence(id, shapes.data(), shapes.size());
       s.sequences[id] = std::move(shapes);
       return {};
     }
@@ -215,7 +217,7 @@ std::string parse_record(uint32_t type, const unsigned char* p, uint32_t size, P
         auto it = s.sequences.find(run.sequence_id);
         if (it == s.sequences.end()) return absl::StrCat("launch run of unknown sequence ", run.sequence_id);
         if (s.fold) {
-          fold_launch_run(run, it->second.data(), it->second.size(), &trace.events);
+          fold_launch_run(run, s.folded[run.sequence_id], &trace.events);
         } else {
           expand_launch_run(run, it->second.data(), it->second.size(), &trace.events);
         }
@@ -489,13 +491,14 @@ void finish_trace(ProcessTrace& trace) {
   join_gpu_activity(trace);
 }
 
-// Parses folded when asked, unless the trace holds both runs and GPU
-// activity, which joins individual launches: that one is parsed again,
-// launch by launch.
+// Parses folded when asked, unless the trace is short (fold_above_calls) or
+// holds both runs and GPU activity, which joins individual launches: that
+// one is parsed again, launch by launch.
 absl::StatusOr<ProcessTrace> parse_as_asked(const unsigned char* bytes, size_t size, const std::string& path,
                                             const ReadOptions& options) {
   absl::StatusOr<ProcessTrace> trace = parse_trace(bytes, size, path, options.fold_launch_runs);
-  if (trace.ok() && trace->folded && (trace->launch_runs == 0 || !trace->gpu_activity.empty())) {
+  if (trace.ok() && trace->folded &&
+      (trace->launch_runs == 0 || !trace->gpu_activity.empty() || trace->calls() <= options.fold_above_calls)) {
     if (trace->launch_runs == 0) {
       trace->folded = false;  // nothing was folded
     } else {

@@ -93,12 +93,15 @@ struct ProcessTrace {
 void add_gpu_record(ProcessTrace& trace, const GpuRecord& record);
 
 struct ReadOptions {
-  // The folded view (the reporter's): each run of aggregated launches comes
-  // back as one event per stream (fold_launch_run, trace/launch_runs.h)
-  // instead of every launch, so the events follow the file's runs, not its
-  // launches. A trace that also holds GPU activity is read launch by launch
-  // all the same: its records join individual launches.
+  // The folded view (the reporter's on long traces): each run of aggregated
+  // launches comes back as one event per block and stream (fold_launch_run,
+  // trace/launch_runs.h) instead of every launch, so the events follow the
+  // file's runs, not its launches. Only past `fold_above_calls` calls: a
+  // shorter trace is read launch by launch, its analysis exact. A trace that
+  // also holds GPU activity is read launch by launch all the same: its
+  // records join individual launches.
   bool fold_launch_runs = false;
+  uint64_t fold_above_calls = 0;
 };
 
 // Reads one trace file. Every complete record is returned even when the file

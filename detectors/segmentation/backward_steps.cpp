@@ -55,21 +55,69 @@ struct Bursts {
   std::vector<uint64_t> between;  // a hash of the main thread's calls after it
 };
 
+// A folded run of the backward thread (trace/event.h) may span several
+// backward passes: the aggregator cuts runs by their content and by long
+// pauses, not at each pass. Its launches are taken as spread evenly over its
+// span, as the reader puts them back launch by launch, and whatever the main
+// thread calls in between cuts the burst there.
+class SpreadRuns {
+ public:
+  void add(const Event& e) { open_.push_back({e.start_ns, std::max(e.end_ns, e.start_ns), calls_of(e), 0}); }
+  // Hands `take(first_launch_start, launches)` each open run's launches that
+  // start before t, in order.
+  template <typename Take>
+  void until(uint64_t t, Take take) {
+    for (Open& o : open_) {
+      const uint64_t span = o.end - o.start;
+      // Launch j starts at start + span * j / n: those before t.
+      uint64_t before = o.n;
+      if (t <= o.start) {
+        before = 0;
+      } else if (t - o.start <= span && span > 0) {
+        const unsigned __int128 scaled = static_cast<unsigned __int128>(t - o.start) * o.n;
+        before = std::min<uint64_t>(o.n, static_cast<uint64_t>((scaled + span - 1) / span));
+      }
+      if (before > o.taken) {
+        take(o.start + static_cast<uint64_t>(static_cast<unsigned __int128>(span) * o.taken / o.n), before - o.taken);
+        o.taken = before;
+      }
+    }
+    open_.erase(std::remove_if(open_.begin(), open_.end(), [](const Open& o) { return o.taken == o.n; }), open_.end());
+  }
+
+ private:
+  struct Open {
+    uint64_t start, end, n, taken;
+  };
+  std::vector<Open> open_;
+};
+
 Bursts bursts_of(const std::vector<Event>& events, uint32_t backward_tid, uint32_t main_tid) {
   Bursts bursts;
   Tokenizer tokenize;
   bool in_burst = false;
+  auto add_to_burst = [&](uint64_t start, uint64_t calls) {
+    if (!in_burst) bursts.starts.push_back(start), bursts.sizes.push_back(0), bursts.between.push_back(0);
+    in_burst = true;
+    bursts.sizes.back() += static_cast<double>(calls);
+  };
+  SpreadRuns spread;
   for (const Event& e : events) {
     if (!is_pattern_call(e)) continue;
+    spread.until(e.start_ns, add_to_burst);
     if (e.tid == backward_tid) {
-      if (!in_burst) bursts.starts.push_back(e.start_ns), bursts.sizes.push_back(0), bursts.between.push_back(0);
-      in_burst = true;
-      bursts.sizes.back() += static_cast<double>(calls_of(e));
+      if (e.flags & kFlagFolded) {
+        spread.add(e);
+        spread.until(e.start_ns + 1, add_to_burst);  // its first launch
+      } else {
+        add_to_burst(e.start_ns, 1);
+      }
     } else if (e.tid == main_tid) {
       in_burst = false;
       if (!bursts.between.empty()) bursts.between.back() = bursts.between.back() * kHashPrime + tokenize(e) + 1;
     }
   }
+  spread.until(UINT64_MAX, add_to_burst);
   return bursts;
 }
 

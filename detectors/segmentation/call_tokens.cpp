@@ -12,7 +12,7 @@ ThreadTokens tokens_of_thread(const std::vector<Event>& events, uint32_t tid, To
   seq.event_index.reserve(count);
   for (size_t i = 0; i < events.size(); ++i) {
     if (events[i].tid != tid || !is_pattern_call(events[i])) continue;
-    seq.push_back(tokenize(events[i]), i, calls_of(events[i]));
+    seq.push_back(tokenize(events[i]), i, calls_of(events[i]), kernels_of(events[i]));
   }
   return seq;
 }

@@ -53,12 +53,17 @@ struct ThreadTokens {
   std::vector<uint32_t> tokens;
   std::vector<size_t> event_index;
   std::vector<uint32_t> weights;  // calls_of each token's event; empty when every one is 1
+  std::vector<uint32_t> kinds;    // by token id: the different calls it stands for (kernels_of); empty: 1 each
 
-  void push_back(uint32_t token, size_t index, uint64_t calls) {
-    if (calls != 1 && weights.empty()) weights.assign(tokens.size(), 1);
+  void push_back(uint32_t token, size_t index, uint64_t calls, uint64_t different = 1) {
+    if (calls != 1 && weights.size() < tokens.size()) weights.assign(tokens.size(), 1);  // the first that is not 1
+    if (calls != 1 || !weights.empty()) weights.push_back(static_cast<uint32_t>(calls));
+    if (different != 1 || !kinds.empty()) {
+      if (kinds.size() <= token) kinds.resize(size_t{token} + 1, 1);
+      kinds[token] = static_cast<uint32_t>(different);
+    }
     tokens.push_back(token);
     event_index.push_back(index);
-    if (!weights.empty()) weights.push_back(static_cast<uint32_t>(calls));
   }
   const std::vector<uint32_t>* weights_or_null() const { return weights.empty() ? nullptr : &weights; }
 };

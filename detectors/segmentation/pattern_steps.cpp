@@ -166,18 +166,20 @@ class StepCutter {
 
   // A pass runs kernels: a loop of copies (torch.save's tensor by tensor
   // read-back) belongs to the step it happens in.
-  // Calls and launches count what a folded run stands for (calls_of); a
-  // folded run counts as one kernel, the sequence it repeats.
+  // Calls and launches count what a folded run stands for (calls_of), and
+  // a folded run the kernels it launches (kernels_of).
   bool runs_kernels(size_t b) const {
-    std::unordered_map<uint32_t, int> kernels;
+    std::unordered_map<uint32_t, uint64_t> kernels;  // token -> different kernels
     uint64_t launches = 0, calls = 0;
     for (size_t k = b; k < b + p_; ++k) {
       calls += calls_of(event_at(k));
       if (api_family(event_at(k).api) != ApiFamily::kLaunch) continue;
       launches += calls_of(event_at(k));
-      ++kernels[seq_.tokens[k]];
+      kernels[seq_.tokens[k]] = kernels_of(event_at(k));
     }
-    return kPassLaunchShareInverse * launches >= calls && kernels.size() >= kMinPassKernels;
+    uint64_t different = 0;
+    for (const auto& [token, n] : kernels) different += n;
+    return kPassLaunchShareInverse * launches >= calls && different >= kMinPassKernels;
   }
 
   // The steps of the piece [b, e), one per whole period, and its stretch.

@@ -24,7 +24,9 @@ ThreadTokens picked_sequence(const ThreadTokens& main_seq, const Picked& picked,
   ThreadTokens seq;
   *region_of = picked.region_of;
   for (size_t k : picked.positions) {
-    seq.push_back(main_seq.tokens[k], main_seq.event_index[k], main_seq.weights.empty() ? 1 : main_seq.weights[k]);
+    const uint32_t token = main_seq.tokens[k];
+    seq.push_back(token, main_seq.event_index[k], main_seq.weights.empty() ? 1 : main_seq.weights[k],
+                  token < main_seq.kinds.size() ? main_seq.kinds[token] : 1);
   }
   return seq;
 }
@@ -48,7 +50,9 @@ void keep_outside_runs(const PeriodSearch& found, ThreadTokens* seq, std::vector
   for (size_t k = 0; k < seq->tokens.size(); ++k) {
     while (next_run < found.runs.size() && found.runs[next_run].end <= k) ++next_run;
     if (next_run < found.runs.size() && k >= found.runs[next_run].begin) continue;
-    rest.push_back(seq->tokens[k], seq->event_index[k], seq->weights.empty() ? 1 : seq->weights[k]);
+    const uint32_t token = seq->tokens[k];
+    rest.push_back(token, seq->event_index[k], seq->weights.empty() ? 1 : seq->weights[k],
+                   token < seq->kinds.size() ? seq->kinds[token] : 1);
     rest_region.push_back((*region_of)[k]);
   }
   *seq = std::move(rest);
@@ -66,6 +70,7 @@ std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const Threa
   options.max_period = max_sub_phase_period(picked);
   for (int round = 0; round < kMaxSubPhases && seq.tokens.size() >= kMinSearchedCalls; ++round) {
     options.weights = seq.weights_or_null();
+    options.kinds = seq.kinds.empty() ? nullptr : &seq.kinds;
     PeriodSearch found = find_repeats(seq.tokens, options);
     if (found.period == 0) break;
     PhaseSteps phase;

@@ -26,7 +26,7 @@ inline std::vector<Event> folded_runs(const std::vector<Event>& events, bool exp
     if (expand) {
       expand_launch_run(run, shapes, count, &folded);
     } else {
-      fold_launch_run(run, shapes, count, &folded);
+      fold_launch_run(run, fold_sequence(run.sequence_id, shapes, count), &folded);
     }
   }
   std::stable_sort(folded.begin(), folded.end(), [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
