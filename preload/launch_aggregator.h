@@ -53,9 +53,11 @@ class LaunchAggregator {
   // follow its passes, where they would otherwise run through several, and
   // a reader could not tell the passes apart (detectors/segmentation's
   // backward bursts). The pause is at the same place every step, so the
-  // sequences still repeat.
+  // sequences still repeat. The floor is well above the host's own hiccups
+  // (a preempted thread, a GC pause of a few hundred microseconds), which
+  // would cut runs at random places and make sequences that never repeat.
   static constexpr uint64_t kPauseFactor = 16;
-  static constexpr uint64_t kMinPauseNs = 20000;
+  static constexpr uint64_t kMinPauseNs = 1000000;
   // The dictionary's bound (launch shapes of every sequence, 64 B each):
   // past it, new sequences are written as events.
   static constexpr size_t kMaxShapes = 1u << 16;

@@ -99,7 +99,8 @@ size_t smallest_period(const Event* shapes, size_t count) {
 // at least kMinFoldedBlock launches and 1/kMaxFoldedBlocks of the sequence.
 size_t block_length(const Event* shapes, size_t count) {
   const size_t period = smallest_period(shapes, count);
-  if (period == 0 || period >= count) return count;
+  // A short repeat is a layer's (identical layers in a step), not a step's.
+  if (period < kMinFoldedBlock || 2 * period > count) return count;
   const size_t least = std::max<size_t>(kMinFoldedBlock, (count + kMaxFoldedBlocks - 1) / kMaxFoldedBlocks);
   return std::min(count, (least + period - 1) / period * period);
 }

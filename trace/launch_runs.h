@@ -58,11 +58,13 @@ void expand_launch_run(const LaunchRun& run, const Event* shapes, size_t count, 
 // folds to the same calls every time.
 //
 // A block is the whole sequence, unless the sequence repeats a shorter one
-// (a loop of launches and nothing else runs on until a content cut, through
-// several steps): then each repeat of it (or of the smallest multiple of it
-// with at least kMinFoldedBlock launches and a sixteenth of the sequence) is
-// a block, so that the steps stay visible to the step search.
-inline constexpr uint32_t kMinFoldedBlock = 16;
+// of at least kMinFoldedBlock launches at least twice (a loop of launches
+// and nothing else runs on until a content cut, through several steps):
+// then each repeat of it (or of the smallest multiple of it with a
+// sixteenth of the sequence) is a block, so that the steps stay visible to
+// the step search. Shorter repeats are a layer's, in a model of identical
+// layers: they stay in one block.
+inline constexpr uint32_t kMinFoldedBlock = 32;
 inline constexpr uint32_t kMaxFoldedBlocks = 16;
 struct FoldedSequence {
   struct Group {

@@ -100,6 +100,31 @@ TEST(LaunchAggregation, FindingsEqualFullDetailAtAFractionOfTheSize) {
       << folded.file_bytes << " bytes aggregated, " << full.file_bytes << " full";
 }
 
+// A long trace is reported folded (its runs stay runs: trace/reader.h,
+// ReadOptions); SYNCSCOPE_FOLD_ABOVE_CALLS=0 folds this one: the findings,
+// steps, calls and launches are those of full detail.
+TEST(LaunchAggregation, TheFoldedReportEqualsFullDetail) {
+  Recording full = record("aggregation-full-2", {"--detail", "full"});
+  Recording aggregated = record("aggregation-default-2", {});
+  const std::string dir = std::filesystem::path(aggregated.trace.file).parent_path().string();
+  const std::string json = fresh_dir("aggregation-folded-report") + "/folded.json";
+  auto env = fake_runtime_env();
+  env["SYNCSCOPE_FOLD_ABOVE_CALLS"] = "0";
+  RunResult r = run({syncscope_bin(), "report", dir, "--format", "text", "--format", "json=" + json}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(json);
+  const nlohmann::json folded = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(folded.is_discarded());
+  EXPECT_EQ(finding_identities(folded), finding_identities(full.report));
+  const auto& f = folded["processes"][0];
+  const auto& w = full.report["processes"][0];
+  EXPECT_EQ(f["events"], w["events"]);
+  EXPECT_EQ(f["launches"], w["launches"]);
+  EXPECT_EQ(f["steps"]["count"], w["steps"]["count"]);
+  EXPECT_EQ(f["steps"]["calls_per_step"], w["steps"]["calls_per_step"]);
+  EXPECT_NE(r.out.find("(a repeating pattern of 412 calls)"), std::string::npos) << r.out;
+}
+
 // The GPU timeline joins CUPTI's records to each launch: full detail then.
 TEST(LaunchAggregation, TheGpuTimelineKeepsFullDetail) {
   Recording r = record("aggregation-timeline", {"--gpu-timeline=full"});

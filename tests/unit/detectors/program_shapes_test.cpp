@@ -21,6 +21,8 @@ namespace {
 
 constexpr uint32_t kMain = 1, kBackward = 2;
 constexpr uint32_t kItemSite = 7, kEvalItemSite = 9, kCheckpointSite = 11, kMarkerSite = 99;
+constexpr uint64_t kForwardHostNs = 1500000;
+constexpr uint32_t kBackwardWaitSite = 98;
 
 // How the analysis gets the shape's events (the ProgramShapes fixture sets it).
 enum class Reading { kRaw, kAggregated, kFolded };
@@ -29,6 +31,8 @@ Reading reading = Reading::kRaw;
 ProcessTrace as_trace(const std::vector<Event>& events) {
   ProcessTrace t;
   t.events = reading == Reading::kRaw ? events : folded_runs(events, reading == Reading::kAggregated);
+  std::stable_sort(t.events.begin(), t.events.end(),
+                   [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
   t.folded = reading == Reading::kFolded;
   return t;
 }
@@ -63,7 +67,12 @@ class Program {
     s_.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 4, true, site).tid = kMain;
     s_.call(ApiId::cudaStreamSynchronize, 20000, 0x100, site).tid = kMain;
   }
+  // The forward pass's host time (Python, the data) before its launches: a
+  // millisecond and more in a real model. Autograd's thread waits through
+  // it, so its runs of launches end there (preload/launch_aggregator.h,
+  // kMinPauseNs).
   void forward(int layers) {
+    s_.idle(kForwardHostNs);
     launch(1);  // embedding
     for (int l = 0; l < layers; ++l) {
       for (uint64_t k = 10; k < 18; ++k) launch(k);  // one block: identical in every layer
@@ -71,10 +80,14 @@ class Program {
     launch(2);  // head
     launch(3);  // loss
   }
+  // On autograd's thread, the main thread waits in loss.backward() with the
+  // GIL released, as the recorder sees it (a syncscope_gil_wait around it).
   void backward(int layers) {
+    const uint64_t start = s_.now();
     for (int l = 0; l < layers; ++l) {
       for (uint64_t k = 30; k < 40; ++k) launch(k, backward_tid_);
     }
+    if (backward_tid_ != kMain) s_.span_since(ApiId::syncscope_gil_wait, start, kBackwardWaitSite).tid = kMain;
   }
   void optimizer_step() {
     for (uint64_t k = 50; k < 53; ++k) launch(k);

@@ -42,6 +42,19 @@ class Stream {
     return e;
   }
   void idle(uint64_t ns) { now_ += ns; }
+  uint64_t now() const { return now_; }
+  // Appends a call that spans [start, now()) (a wait around calls already made).
+  Event& span_since(ApiId api, uint64_t start, uint32_t stack) {
+    Event e{};
+    e.api = static_cast<uint16_t>(api);
+    e.start_ns = start;
+    e.end_ns = now_;
+    e.stack_id = stack;
+    e.tid = 1;
+    e.device = -1;
+    events_.push_back(e);
+    return events_.back();
+  }
   const std::vector<Event>& events() const { return events_; }
 
  private:
