@@ -58,6 +58,7 @@ struct SpreadTimes {
   }
   uint64_t end(size_t i) const { return i + 1 == count_ ? last_end_ : start(i) + host_each_; }
   uint64_t host_ns(size_t i) const { return end(i) - start(i); }
+  uint64_t host_each() const { return host_each_; }
 
  private:
   size_t count_;
@@ -151,7 +152,6 @@ FoldedSequence fold_sequence(uint32_t sequence_id, const Event* shapes, size_t c
 void fold_launch_run(const LaunchRun& run, const FoldedSequence& sequence, std::vector<Event>* out) {
   if (sequence.launches == 0) return;
   const SpreadTimes times(run, sequence.launches);
-  const uint64_t host_each = run.host_ns / sequence.launches;
   for (const FoldedSequence::Group& group : sequence.groups) {
     Event e = group.shape;
     e.start_ns = times.start(group.first);
@@ -160,7 +160,7 @@ void fold_launch_run(const LaunchRun& run, const FoldedSequence& sequence, std::
     e.bytes = group.count;  // launches it stands for
     // Their host time: host_each apiece, the run's last launch what is left.
     const bool has_last = group.last + 1 == sequence.launches;
-    e.src = (group.count - (has_last ? 1 : 0)) * host_each + (has_last ? times.host_ns(group.last) : 0);
+    e.src = (group.count - (has_last ? 1 : 0)) * times.host_each() + (has_last ? times.host_ns(group.last) : 0);
     out->push_back(e);
   }
 }

@@ -367,7 +367,7 @@ namespace {
 // trace, events not yet in order: read_trace_file frees the file's bytes
 // before finish_trace sorts, so the two never take memory at once.
 absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size, const std::string& path,
-                                         bool fold) {
+                                         const ReadOptions& options) {
   const std::span<const unsigned char> data(bytes, size);
   // The header: anything wrong here means the file cannot be read at all.
   if (data.size() < sizeof(kTraceMagic) || std::memcmp(data.data(), kTraceMagic, sizeof(kTraceMagic)) != 0) {
@@ -405,15 +405,16 @@ absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size
                                                    ")"));
   }
 
-  // The records: keep every one up to the first damage.
-  ParseState state(trace, h.event_size, fold);
-  trace.folded = fold;
+  // Count the events first (headers, and the launch runs' sequence lengths)
+  // so they are stored in one allocation, and whether to fold (ReadOptions:
+  // a long trace with runs, and no GPU work, which joins each launch).
+  // Bounded by the file: a sequence's length counts only as far as its
+  // record holds launches.
   const size_t total = data.size();
+  bool fold = false;
   {
-    // Count the events first (headers, and the launch runs' sequence
-    // lengths) so they are stored in one allocation. Bounded by the file:
-    // a sequence's length counts only as far as its record holds launches.
-    size_t events = 0;
+    size_t events = 0, runs = 0, launches_in_runs = 0;
+    bool gpu_work = false;
     std::unordered_map<uint32_t, uint32_t> sequence_length;
     for (size_t at = h.header_size; total - at >= sizeof(RecordHeader);) {
       RecordHeader rh;
@@ -428,14 +429,28 @@ absl::StatusOr<ProcessTrace> parse_trace(const unsigned char* bytes, size_t size
       if (rh.type == static_cast<uint32_t>(RecordType::kLaunchRuns)) {
         for (size_t r = 0; r + sizeof(LaunchRun) <= rh.size; r += sizeof(LaunchRun)) {
           auto it = sequence_length.find(load<uint32_t>(payload + r + offsetof(LaunchRun, sequence_id)));
-          // Folded, a run is one event per stream: reserve one, grow for the rare others.
-          if (it != sequence_length.end()) events += fold ? 1 : it->second;
+          if (it == sequence_length.end()) continue;
+          ++runs;
+          launches_in_runs += it->second;
+        }
+      }
+      if (rh.type == static_cast<uint32_t>(RecordType::kGpuActivity) && rh.size >= 8) {
+        const uint32_t entry = load<uint32_t>(payload);
+        if (entry >= sizeof(GpuRecord) && entry <= kMaxEventSize) {
+          for (size_t r = 8; r + entry <= rh.size && !gpu_work; r += entry) {
+            gpu_work = gpu_kind_is_work(payload[r + offsetof(GpuRecord, kind)]);
+          }
         }
       }
       at += sizeof(rh) + padded_size(rh.size);
     }
-    trace.events.reserve(events);
+    fold = options.fold_launch_runs && runs > 0 && !gpu_work && events + launches_in_runs > options.fold_above_calls;
+    // Folded, a run is one event per block and stream: reserve one, grow for the rare others.
+    trace.events.reserve(events + (fold ? runs : launches_in_runs));
   }
+  // The records: keep every one up to the first damage.
+  ParseState state(trace, h.event_size, fold);
+  trace.folded = fold;
   size_t offset = h.header_size;
   while (offset < total) {
     if (total - offset < sizeof(RecordHeader)) {
@@ -491,29 +506,12 @@ void finish_trace(ProcessTrace& trace) {
   join_gpu_activity(trace);
 }
 
-// Parses folded when asked, unless the trace is short (fold_above_calls) or
-// holds both runs and GPU activity, which joins individual launches: that
-// one is parsed again, launch by launch.
-absl::StatusOr<ProcessTrace> parse_as_asked(const unsigned char* bytes, size_t size, const std::string& path,
-                                            const ReadOptions& options) {
-  absl::StatusOr<ProcessTrace> trace = parse_trace(bytes, size, path, options.fold_launch_runs);
-  if (trace.ok() && trace->folded &&
-      (trace->launch_runs == 0 || !trace->gpu_activity.empty() || trace->calls() <= options.fold_above_calls)) {
-    if (trace->launch_runs == 0) {
-      trace->folded = false;  // nothing was folded
-    } else {
-      trace = parse_trace(bytes, size, path, false);
-    }
-  }
-  return trace;
-}
-
 }  // namespace
 
 absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path, const ReadOptions& options) {
   std::vector<unsigned char> data;
   if (absl::Status status = read_file(path, &data); !status.ok()) return status;
-  absl::StatusOr<ProcessTrace> trace = parse_as_asked(data.data(), data.size(), path, options);
+  absl::StatusOr<ProcessTrace> trace = parse_trace(data.data(), data.size(), path, options);
   data.clear();
   data.shrink_to_fit();
   if (trace.ok()) finish_trace(*trace);
@@ -523,7 +521,7 @@ absl::StatusOr<ProcessTrace> read_trace_file(const std::string& path, const Read
 absl::StatusOr<ProcessTrace> read_trace_bytes(std::string_view bytes, const std::string& name,
                                               const ReadOptions& options) {
   absl::StatusOr<ProcessTrace> trace =
-      parse_as_asked(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), name, options);
+      parse_trace(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), name, options);
   if (trace.ok()) finish_trace(*trace);
   return trace;
 }

@@ -22,7 +22,6 @@ constexpr size_t kMinPassKernels = 2;
 // the same call at the same place.
 constexpr size_t kLikeFirstShareInverse = 2;
 
-
 // Cuts the runs of one period search into pieces of like steps and adds
 // their steps. Its steps, in the order the search runs them:
 // cut_run -> (sub-phases: repeating_stretches) -> add_piece -> emit.
