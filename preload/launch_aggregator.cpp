@@ -36,12 +36,7 @@ void LaunchAggregator::add(const Event& e, Output* out) {
     out->events.push_back(e);
     return;
   }
-  Open* open_ptr = &open_[e.tid];
-  if (paused_before(*open_ptr, e)) {
-    close_thread(e.tid, out);
-    open_ptr = &open_[e.tid];
-  }
-  Open& open = *open_ptr;
+  Open& open = open_[e.tid];
   open.recent[0] = open.recent[1];
   open.recent[1] = open.recent[2];
   open.recent[2] = shape_hash(launch_shape(e));
@@ -55,14 +50,6 @@ void LaunchAggregator::add(const Event& e, Output* out) {
     auto largest = std::max_element(open.windows.begin() + (kMinCutRun - 1), open.windows.end());
     close_first(e.tid, open, static_cast<size_t>(largest - open.windows.begin()) + 1, out);
   }
-}
-
-bool LaunchAggregator::paused_before(const Open& open, const Event& e) {
-  const std::vector<Event>& l = open.launches;
-  if (l.size() < kMinRun || e.start_ns <= l.back().start_ns) return false;
-  const uint64_t gap = e.start_ns - l.back().start_ns;
-  const uint64_t mean = (l.back().start_ns - l.front().start_ns) / (l.size() - 1);
-  return gap >= kMinPauseNs && gap > kPauseFactor * mean;
 }
 
 void LaunchAggregator::close_thread(uint32_t tid, Output* out) {

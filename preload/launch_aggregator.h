@@ -46,18 +46,6 @@ class LaunchAggregator {
   static constexpr size_t kMinCutRun = 256;
   static constexpr size_t kMaxRun = kMaxLaunchSequence;  // the collector's memory per thread (256 KiB)
   static constexpr uint64_t kCutMask = 255;  // one content cut in 256 launches on average
-  // A pause in a thread's launching ends its run: the next launch starts
-  // this many times the run's mean spacing (from kMinRun launches on) after
-  // the last, and at least kMinPauseNs. A backward thread launches a pass,
-  // then waits while the main thread runs the next forward: its runs then
-  // follow its passes, where they would otherwise run through several, and
-  // a reader could not tell the passes apart (detectors/segmentation's
-  // backward bursts). The pause is at the same place every step, so the
-  // sequences still repeat. The floor is well above the host's own hiccups
-  // (a preempted thread, a GC pause of a few hundred microseconds), which
-  // would cut runs at random places and make sequences that never repeat.
-  static constexpr uint64_t kPauseFactor = 16;
-  static constexpr uint64_t kMinPauseNs = 1000000;
   // The dictionary's bound (launch shapes of every sequence, 64 B each):
   // past it, new sequences are written as events.
   static constexpr size_t kMaxShapes = 1u << 16;
@@ -95,8 +83,6 @@ class LaunchAggregator {
   void close(uint32_t tid, Open& open, Output* out) { close_first(tid, open, open.launches.size(), out); }
   // Writes the first `n` launches of the open run (a run, or events), keeps the rest open.
   void close_first(uint32_t tid, Open& open, size_t n, Output* out);
-  // Whether e comes after a pause in its thread's launching (kPauseFactor).
-  static bool paused_before(const Open& open, const Event& e);
   // The sequence's id, or -1 when the dictionary is full.
   int64_t intern(const std::vector<Event>& launches, uint64_t hash, Output* out);
 

@@ -56,8 +56,8 @@ struct Bursts {
 };
 
 // A folded run of the backward thread (trace/event.h) may span several
-// backward passes: the aggregator cuts runs by their content and by long
-// pauses, not at each pass. Its launches are taken as spread evenly over its
+// backward passes: the aggregator cuts runs by their content, not at each
+// pass. Its launches are taken as spread evenly over its
 // span, as the reader puts them back launch by launch, and whatever the main
 // thread calls in between cuts the burst there.
 class SpreadRuns {

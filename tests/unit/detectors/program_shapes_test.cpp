@@ -50,6 +50,20 @@ class ProgramShapes : public ::testing::TestWithParam<Reading> {
 #define SKIP_WHEN_FOLDED(why)                                  \
   if (GetParam() == Reading::kFolded) GTEST_SKIP() << (why); \
   static_assert(true)
+// Steps from backward bursts, once launches are aggregated: autograd's
+// thread makes no other call between its passes, so the recorder's runs
+// (cut by content, not by time) span several passes, and neither their
+// launches put back nor the folded runs show where one pass ends. Cutting
+// runs at pauses was tried and left out: under load a host hiccup cut runs
+// at random places (docs/limits.md).
+#define SKIP_WHEN_AGGREGATED(why)                                  \
+  if (GetParam() != Reading::kRaw) GTEST_SKIP() << (why); \
+  static_assert(true)
+// The same, for one case of a test: steps from backward bursts (no markers,
+// backward on its own thread) once launches are aggregated.
+bool bursts_unseen(bool markers, uint32_t backward_tid) {
+  return reading != Reading::kRaw && !markers && backward_tid != kMain;
+}
 
 // A small PyTorch-like program written as the recorder would see it.
 class Program {
@@ -68,9 +82,8 @@ class Program {
     s_.call(ApiId::cudaStreamSynchronize, 20000, 0x100, site).tid = kMain;
   }
   // The forward pass's host time (Python, the data) before its launches: a
-  // millisecond and more in a real model. Autograd's thread waits through
-  // it, so its runs of launches end there (preload/launch_aggregator.h,
-  // kMinPauseNs).
+  // millisecond and more in a real model, so that steps and eval passes
+  // take the time real ones do relative to their launches.
   void forward(int layers) {
     s_.idle(kForwardHostNs);
     launch(1);  // embedding
@@ -187,7 +200,7 @@ TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByOptimizerSteps) {
 }
 
 TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByBackwardPasses) {
-  SKIP_WHEN_FOLDED("eval passes among backward bursts: not found folded");
+  SKIP_WHEN_AGGREGATED("backward passes share aggregated runs");
   Program p = gpt(false);
   Analysis a = analyze(p.trace());
   expect_gpt_structure(a, StepSource::kBackward);
@@ -249,6 +262,7 @@ TEST_P(ProgramShapes, GradientAccumulation) {
   // after them; the repeating pattern of one thread.
   for (auto [markers, backward_tid] :
        {std::pair{true, kBackward}, std::pair{false, kBackward}, std::pair{false, kMain}}) {
+    if (bursts_unseen(markers, backward_tid)) continue;  // backward passes share aggregated runs
     Program p(markers, backward_tid);
     for (int step = 0; step < 30; ++step) {
       for (int micro = 0; micro < 4; ++micro) {
@@ -354,6 +368,7 @@ TEST_P(ProgramShapes, AWaitBetweenStepsIsAShareOfTheLoopsTime) {
 // torch.compile: thousands of distinct calls while compiling, then the loop.
 TEST_P(ProgramShapes, LongCompileWarmupThenTraining) {
   for (bool markers : {true, false}) {
+    if (bursts_unseen(markers, kBackward)) continue;  // backward passes share aggregated runs
     Program p(markers);
     std::mt19937 rng(5);
     for (int i = 0; i < 5000; ++i) p.launch(1000 + rng() % 20000);
@@ -541,6 +556,7 @@ TEST_P(ProgramShapes, ShortEvalPassesAndACheckpointInsideTheLoop) {
 // word_language_model: no torch.optim (a manual SGD update on the main
 // thread after each backward), an .item() every batch, then evaluation.
 TEST_P(ProgramShapes, ManualUpdateWithoutOptimizerUsesBackwardPasses) {
+  SKIP_WHEN_AGGREGATED("backward passes share aggregated runs");
   Program p(false);
   for (int step = 0; step < 200; ++step) {
     p.forward(2);

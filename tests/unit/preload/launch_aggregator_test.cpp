@@ -225,32 +225,5 @@ TEST(LaunchAggregator, ADictionaryFullOfNeverRepeatedSequencesFallsBackToEvents)
   expect_same_calls(feed.in, f);
 }
 
-// A backward thread launches a pass, then waits while the main thread runs
-// the next forward: the pause ends its run, so each pass is a run of its
-// own (a reader tells the passes apart), and the passes fold to one
-// sequence. Without the pause they would share runs cut by content alone.
-TEST(LaunchAggregator, APauseInAThreadsLaunchingEndsItsRun) {
-  Feed feed;
-  for (int pass = 0; pass < 20; ++pass) {
-    for (int k = 0; k < 60; ++k) feed.call(kLaunchApi, 0x3000 + k % 10, /*tid=*/9);
-    feed.t += 2000000;  // the main thread's forward, 2 ms: 200,000 times the launches' spacing
-  }
-  Folded f = fold(feed.in);
-  expect_same_calls(feed.in, f);
-  EXPECT_EQ(f.out.runs.size(), 20u);
-  EXPECT_EQ(f.out.run_launches, 20u * 60);
-  EXPECT_EQ(f.sequences, 1u);
-  for (const LaunchRun& r : f.out.runs) EXPECT_EQ(r.last_start_ns - r.first_start_ns, 59u * 10);
-
-  // Launches at a steady pace, a little jitter: no pause, one run up to the content cuts.
-  Feed steady;
-  std::mt19937 rng(3);
-  for (int k = 0; k < 200; ++k) {
-    steady.call(kLaunchApi, 0x3000 + k % 10, 9);
-    steady.t += rng() % 20;
-  }
-  EXPECT_EQ(fold(steady.in).out.runs.size(), 1u);
-}
-
 }  // namespace
 }  // namespace syncscope::preload
