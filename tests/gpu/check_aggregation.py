@@ -10,6 +10,9 @@ few of the small examples recorded twice, `--detail full` and the default
   steps      the same step source and step count
   trace      the default trace says `trace.detail aggregated`, holds runs,
              and is smaller than the full one (the ratio is printed)
+  folded     the aggregated trace reported again folded, as a trace past
+             SYNCSCOPE_FOLD_ABOVE_CALLS is (0 here: fold whatever can be),
+             gives the same steps and findings as `--detail full`
 
     tests/gpu/check_aggregation.py BUNDLE_DIR [OUT_DIR]
 
@@ -55,6 +58,20 @@ def record(name, detail):
     return procs[0] if procs else {}, size
 
 
+def report_folded(name):
+    """The aggregated trace reported again, folded (each run one event)."""
+    traces = os.path.join(out, f"t-{name}-aggregated")
+    report = os.path.join(out, f"{name}-folded.json")
+    env = dict(os.environ, SYNCSCOPE_FOLD_ABOVE_CALLS="0")
+    p = subprocess.run([SYNCSCOPE, "report", "--format", "text", "--format", "json=" + report, traces],
+                       capture_output=True, text=True, timeout=300, env=env)
+    with open(os.path.join(out, f"{name}-folded.txt"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    r = json.load(open(report)) if os.path.exists(report) else {"processes": []}
+    procs = [x for x in r["processes"] if x.get("launches", 0) > 0]
+    return procs[0] if procs else {}
+
+
 def identities(proc):
     out = {}
     for f in proc.get("findings", []):
@@ -84,6 +101,14 @@ for name in PROGRAM_OF:
                                         for k in a)
     check(f"{name}: findings", same, f"{len(a)} steady findings aggregated, {len(b)} full"
           + ("" if same else f"; only aggregated: {sorted(set(a) - set(b))}; only full: {sorted(set(b) - set(a))}"))
+    refolded = report_folded(name)
+    c = identities(refolded) if refolded else {}
+    same_folded = bool(refolded) and c.keys() == b.keys() and all(
+        c[k][0] == b[k][0] and abs(c[k][1] - b[k][1]) <= 0.02 * max(b[k][1], 1e-9) for k in c) and \
+        refolded["steps"]["count"] == full["steps"]["count"]
+    check(f"{name}: folded", same_folded,
+          f"{refolded.get('steps', {}).get('count')} steps, {len(c)} steady findings read folded"
+          + ("" if same_folded else f"; only folded: {sorted(set(c) - set(b))}; only full: {sorted(set(b) - set(c))}"))
     check(f"{name}: size", 0 < folded_size < full_size,
           f"{folded_size / 1e6:.2f} MB aggregated, {full_size / 1e6:.2f} MB full "
           f"(x{full_size / max(folded_size, 1):.1f} smaller)")
