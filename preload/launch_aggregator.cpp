@@ -19,7 +19,13 @@ uint64_t mix_window(const uint64_t (&recent)[3]) {
 }  // namespace
 
 bool LaunchAggregator::foldable(const Event& e) {
-  return api_family(e.api) == ApiFamily::kLaunch && e.stack_id == 0 && (e.flags & (kFlagError | kFlagCapturing)) == 0;
+  // An async memset is queued work like a launch (PyTorch's backward zeroes
+  // a small buffer every few kernels: left as events, they cut its launches
+  // into stretches too short for runs). A synchronous one stays an event:
+  // the hidden-sync detector reports it.
+  const ApiFamily f = api_family(e.api);
+  const bool queued = f == ApiFamily::kLaunch || (f == ApiFamily::kMemset && (e.flags & kFlagAsync));
+  return queued && e.stack_id == 0 && (e.flags & (kFlagError | kFlagCapturing)) == 0;
 }
 
 void LaunchAggregator::add(const Event& e, Output* out) {
@@ -90,7 +96,9 @@ int64_t LaunchAggregator::intern(const std::vector<Event>& launches, uint64_t ha
     const Sequence& s = sequences_[it->second];
     if (s.count != launches.size()) continue;
     bool same = true;
-    for (size_t i = 0; i < launches.size() && same; ++i) same = same_shape(shapes_[s.offset + i], launches[i]);
+    for (size_t i = 0; i < launches.size() && same; ++i) {
+      same = same_shape(shapes_[s.offset + i], launch_shape(launches[i]));
+    }
     if (same) return it->second;
   }
   if (shapes_.size() + launches.size() > kMaxShapes) return -1;

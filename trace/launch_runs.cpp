@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "trace/api.h"
+
 namespace syncscope {
 
 Event launch_shape(const Event& e) {
@@ -9,6 +11,10 @@ Event launch_shape(const Event& e) {
   s.start_ns = s.end_ns = 0;
   s.tid = 0;
   s.stack_id = 0;
+  // A memset's pointer is whatever block the caching allocator hands out
+  // that step (318 different ones for 1,440 memsets in 60 steps of a
+  // transformer's backward): kept, no two steps' sequences would match.
+  if (api_family(s.api) == ApiFamily::kMemset) s.dst = 0;
   return s;
 }
 
@@ -123,6 +129,7 @@ FoldedSequence fold_sequence(uint32_t sequence_id, const Event* shapes, size_t c
       const uint8_t per_thread = shape.flags & kFlagPerThreadStream;
       size_t g = first_group;
       while (g < folded.groups.size() && !(folded.groups[g].shape.stream == shape.stream &&
+                                            folded.groups[g].shape.api == shape.api &&
                                             (folded.groups[g].shape.flags & kFlagPerThreadStream) == per_thread)) {
         ++g;
       }

@@ -49,12 +49,13 @@ void expand_launch_run(const LaunchRun& run, const Event* shapes, size_t count, 
 
 // The folded view of a run (the reporter's, so that a day-long trace is
 // analysed in memory that follows its runs, not its launches): one event
-// per block of the sequence and stream the block launches on, in order of
-// first launch, flagged kFlagAggregated | kFlagFolded, standing for those
+// per block of the sequence, stream the block launches on and API (so that
+// the API table stays exact: __cudaLaunchKernel, cuLaunchKernelEx and an
+// async memset of one block are three events), in order of first call, flagged kFlagAggregated | kFlagFolded, standing for those
 // launches (calls_of, host_ns_of, kernels_of in trace/event.h). Its times
 // are those expand_launch_run gives its first and last launch; `dst` is
 // kFoldedLaunchTag | sequence_id << 16 | whether the block is a partial
-// last one << 15 | the stream's place, so that a run of the same sequence
+// last one << 15 | the group's place (stream and API), so that a run of the same sequence
 // folds to the same calls every time.
 //
 // A block is the whole sequence, unless the sequence repeats a shorter one
@@ -68,7 +69,7 @@ inline constexpr uint32_t kMinFoldedBlock = 32;
 inline constexpr uint32_t kMaxFoldedBlocks = 16;
 struct FoldedSequence {
   struct Group {
-    Event shape;  // the stream's first launch, its identity replaced (dst, kernel count)
+    Event shape;  // the group's first call, its identity replaced (dst, kernel count)
     uint32_t first = 0, last = 0, count = 0;  // its first and last launch in the sequence, and how many
   };
   // In order of their first launch; groups of the same block and stream in

@@ -20,12 +20,15 @@ namespace {
 constexpr uint16_t kLaunchApi = static_cast<uint16_t>(ApiId::cudaLaunchKernel);
 constexpr uint16_t kSyncApi = static_cast<uint16_t>(ApiId::cudaStreamSynchronize);
 constexpr uint16_t kMarkApi = static_cast<uint16_t>(ApiId::syncscope_order_mark);
+constexpr uint16_t kMemsetAsyncApi = static_cast<uint16_t>(ApiId::cudaMemsetAsync);
+constexpr uint16_t kMemsetApi = static_cast<uint16_t>(ApiId::cudaMemset);
 
 struct Feed {
   std::vector<Event> in;  // what the hooks recorded (order marks included)
   uint64_t t = 1000;
-  void call(uint16_t api, uint64_t kernel, uint32_t tid = 7, uint32_t stack = 0) {
+  void call(uint16_t api, uint64_t kernel, uint32_t tid = 7, uint32_t stack = 0, uint8_t flags = 0) {
     Event e{};
+    e.flags = flags;
     e.start_ns = t;
     e.end_ns = t + 3;
     e.api = api;
@@ -126,6 +129,38 @@ TEST(LaunchAggregator, RepeatedStepsFoldIntoAFewSequences) {
   // Bytes written: a small fraction of 64 per launch.
   const double bytes = f.out.events.size() * 64.0 + f.out.runs.size() * 40.0;
   EXPECT_LT(bytes / (400.0 * 145), 6.0) << f.out.runs.size() << " runs";
+}
+
+// PyTorch's backward zeroes a small buffer with cudaMemsetAsync every few
+// kernels, at whatever block the caching allocator hands out that step.
+// Those memsets join the runs (else they cut a step into stretches too
+// short to fold) and their pointers do not make each step a new sequence;
+// a synchronous cudaMemset stays an event (the hidden-sync detector's).
+TEST(LaunchAggregator, AsyncMemsetsJoinRunsWhateverTheirPointer) {
+  Feed feed;
+  for (int step = 0; step < 200; ++step) {
+    for (int k = 0; k < 60; ++k) {
+      feed.call(kLaunchApi, 0x1000 + k);
+      if (k % 5 == 4) feed.call(kMemsetAsyncApi, 0x7f0000000000ull + (static_cast<uint64_t>(step) * 977 + k) * 512, 7, 0, kFlagAsync);
+    }
+    feed.call(kSyncApi, 0);
+  }
+  feed.call(kMemsetApi, 0x7f0000000000ull);  // synchronous
+  Folded f = fold(feed.in);
+  EXPECT_EQ(f.out.run_launches, 200u * 72);  // every launch and async memset in a run
+  EXPECT_LE(f.sequences, 4u) << "the memsets' pointers made new sequences";
+  ASSERT_EQ(f.back.size(), feed.in.size());
+  for (size_t i = 0; i < feed.in.size(); ++i) {
+    ASSERT_EQ(f.back[i].api, feed.in[i].api) << i;
+    if (feed.in[i].api == kMemsetAsyncApi) {
+      EXPECT_TRUE(f.back[i].flags & kFlagAggregated) << i;
+      EXPECT_TRUE(f.back[i].flags & kFlagAsync) << i;
+      EXPECT_EQ(f.back[i].dst, 0u) << i << ": a folded memset's pointer is not kept";
+    }
+  }
+  EXPECT_EQ(f.back.back().api, kMemsetApi);
+  EXPECT_FALSE(f.back.back().flags & kFlagAggregated) << "a synchronous memset stays an event";
+  EXPECT_EQ(f.back.back().dst, 0x7f0000000000ull);
 }
 
 // No call but launches, for a long time (a loop with no sync at all): the

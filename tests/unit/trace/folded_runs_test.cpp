@@ -42,6 +42,32 @@ uint64_t sum_host(const std::vector<Event>& events) {
   return n;
 }
 
+// Async memsets join runs (preload/launch_aggregator.cpp): a run of
+// launches and memsets on one stream folds to one event per API, so the API
+// table still counts each API's calls exactly.
+TEST(FoldedRuns, MemsetsInARunFoldApartFromTheLaunches) {
+  std::vector<Event> shapes;
+  for (int i = 0; i < 36; ++i) {
+    Event e = shape(0x100 + i % 6);
+    if (i % 6 == 5) {
+      e.api = static_cast<uint16_t>(ApiId::cudaMemsetAsync);
+      e.dst = 0;
+    }
+    shapes.push_back(e);
+  }
+  const LaunchRun run{1000000, 1035000, 1035700, 36 * 500, 42, 4};
+  std::vector<Event> expanded, folded;
+  expand_launch_run(run, shapes.data(), shapes.size(), &expanded);
+  fold_launch_run(run, fold_sequence(4, shapes.data(), shapes.size()), &folded);
+  ASSERT_EQ(folded.size(), 2u);
+  EXPECT_EQ(folded[0].api, kLaunch);
+  EXPECT_EQ(calls_of(folded[0]), 30u);
+  EXPECT_EQ(folded[1].api, static_cast<uint16_t>(ApiId::cudaMemsetAsync));
+  EXPECT_EQ(calls_of(folded[1]), 6u);
+  EXPECT_EQ(sum_host(folded), sum_host(expanded));
+  EXPECT_NE(folded[0].dst, folded[1].dst);
+}
+
 TEST(FoldedRuns, ARunIsOneEventPerStreamWithItsCallsHostTimeAndSpan) {
   // 40 launches: 7 kernels on one stream, every fifth on another.
   std::vector<Event> shapes;
