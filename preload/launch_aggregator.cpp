@@ -39,10 +39,14 @@ void LaunchAggregator::add(const Event& e, Output* out) {
   }
   if (!foldable(e)) {
     close_thread(e.tid, out);
+    if (e.api == static_cast<uint16_t>(ApiId::syncscope_optimizer_step)) cut_at_step_boundary(e.start_ns, out);
     out->events.push_back(e);
     return;
   }
   Open& open = open_[e.tid];
+  if (!open.launches.empty() && boundary_between(open.launches.back().start_ns, e.start_ns)) {
+    close_first(e.tid, open, open.launches.size(), out);
+  }
   open.recent[0] = open.recent[1];
   open.recent[1] = open.recent[2];
   open.recent[2] = shape_hash(launch_shape(e));
@@ -56,6 +60,26 @@ void LaunchAggregator::add(const Event& e, Output* out) {
     auto largest = std::max_element(open.windows.begin() + (kMinCutRun - 1), open.windows.end());
     close_first(e.tid, open, static_cast<size_t>(largest - open.windows.begin()) + 1, out);
   }
+}
+
+void LaunchAggregator::cut_at_step_boundary(uint64_t at_ns, Output* out) {
+  // Kept sorted: markers of several threads may reach the collector out of order.
+  boundaries_.insert(std::upper_bound(boundaries_.begin(), boundaries_.end(), at_ns), at_ns);
+  if (boundaries_.size() > kMaxBoundaries) boundaries_.erase(boundaries_.begin());
+  for (auto& [tid, open] : open_) {
+    // Launches drained already that were made before the step ended go out
+    // as a run; those made after stay open. The content window is kept
+    // (not reset as after a call of the thread's own): where the drain
+    // happened to fall must not change the cuts that follow.
+    auto after = std::lower_bound(open.launches.begin(), open.launches.end(), at_ns,
+                                  [](const Event& l, uint64_t t) { return l.start_ns < t; });
+    close_first(tid, open, static_cast<size_t>(after - open.launches.begin()), out);
+  }
+}
+
+bool LaunchAggregator::boundary_between(uint64_t last_ns, uint64_t next_ns) const {
+  auto it = std::upper_bound(boundaries_.begin(), boundaries_.end(), last_ns);
+  return it != boundaries_.end() && *it <= next_ns;
 }
 
 void LaunchAggregator::close_thread(uint32_t tid, Output* out) {

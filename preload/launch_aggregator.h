@@ -13,6 +13,11 @@
 // launches without such a cut is cut after its largest window hash (as
 // winnowing does): in a sequence that repeats with a shorter period, that is
 // the same place in every period, so the runs still repeat.
+//
+// A step boundary (the optimizer-step marker, of whichever thread) also
+// ends every other thread's run there: autograd's thread makes no call but
+// launches between its passes, and a run spanning the optimizer step would
+// spread its launches over it, some into the wrong step.
 #pragma once
 
 #include <cstddef>
@@ -81,6 +86,11 @@ class LaunchAggregator {
   };
 
   void close(uint32_t tid, Open& open, Output* out) { close_first(tid, open, open.launches.size(), out); }
+  // Ends every thread's run at a step boundary (launches made before it go
+  // out, those after stay open), and remembers it for launches drained later.
+  void cut_at_step_boundary(uint64_t at_ns, Output* out);
+  // Whether a remembered step boundary lies in (last_ns, next_ns].
+  bool boundary_between(uint64_t last_ns, uint64_t next_ns) const;
   // Writes the first `n` launches of the open run (a run, or events), keeps the rest open.
   void close_first(uint32_t tid, Open& open, size_t n, Output* out);
   // The sequence's id, or -1 when the dictionary is full.
@@ -91,6 +101,10 @@ class LaunchAggregator {
   std::vector<Event> shapes_;
   std::vector<Sequence> sequences_;
   std::unordered_multimap<uint64_t, uint32_t> by_hash_;
+  // The latest step boundaries, sorted (a few drains' worth is enough: a
+  // thread's launches reach the collector within a drain or two of the marker).
+  static constexpr size_t kMaxBoundaries = 256;
+  std::vector<uint64_t> boundaries_;
   uint64_t launches_in_runs_ = 0, runs_ = 0;
 };
 

@@ -87,6 +87,13 @@ def phases(proc):
     return [(p["name"], p["source"], p["steps"], p["calls_per_step"]) for p in proc.get("phases", [])]
 
 
+def same_phases(a, b, exact):
+    pa, pb = phases(a), phases(b)
+    if exact or len(pa) != len(pb):
+        return pa == pb
+    return all(x[:3] == y[:3] and abs(x[3] - y[3]) <= 0.05 * y[3] for x, y in zip(pa, pb))
+
+
 def identities(proc):
     out = {}
     for f in proc.get("findings", []):
@@ -114,12 +121,17 @@ for name in PROGRAM_OF:
           f"{folded.get('trace_detail')!r} / {full.get('trace_detail')!r}")
     short = name in SHORT_STRETCHES
     check(f"{name}: runs", (folded.get("aggregated_launches", 0) > 0) != short,
-          f"{folded.get('aggregated_launches', 0)} of {folded.get('launches')} launches in runs"
+          f"{folded.get('aggregated_launches', 0)} calls in runs ({folded.get('launches')} launches; async memsets fold too)"
           + (" (expected none: stretches under 16 launches)" if short else ""))
     check(f"{name}: steps", (folded["steps"]["count"], folded["steps"]["detected"]) ==
           (full["steps"]["count"], full["steps"]["detected"]),
           f"{folded['steps']['count']} vs {full['steps']['count']} steps")
-    check(f"{name}: phases", phases(folded) == phases(full), f"{phases(folded)} vs {phases(full)}")
+    # cudnn.benchmark (cnn_meter) picks kernels by timing them, afresh in
+    # each process: the two recordings' own calls may differ, and then a
+    # phase's calls per step can only agree roughly.
+    same_program = folded.get("api_counts") == full.get("api_counts")
+    check(f"{name}: phases", same_phases(folded, full, same_program), f"{phases(folded)} vs {phases(full)}"
+          + ("" if same_program else " (the program's own calls differ between the recordings: calls per step within 5%)"))
     a, b = identities(folded), identities(full)
     same = a.keys() == b.keys() and all(a[k][0] == b[k][0] and abs(a[k][1] - b[k][1]) <= 0.02 * max(b[k][1], 1e-9)
                                         for k in a)
@@ -129,7 +141,7 @@ for name in PROGRAM_OF:
     c = identities(refolded) if refolded else {}
     same_folded = bool(refolded) and c.keys() == b.keys() and all(
         c[k][0] == b[k][0] and abs(c[k][1] - b[k][1]) <= 0.02 * max(b[k][1], 1e-9) for k in c) and \
-        phases(refolded) == phases(full)
+        same_phases(refolded, full, same_program)
     check(f"{name}: folded", same_folded,
           f"{phases(refolded)}, {len(c)} steady findings read folded"
           + ("" if same_folded else f"; only folded: {sorted(set(c) - set(b))}; only full: {sorted(set(b) - set(c))}"))

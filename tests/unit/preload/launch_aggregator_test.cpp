@@ -22,6 +22,7 @@ constexpr uint16_t kSyncApi = static_cast<uint16_t>(ApiId::cudaStreamSynchronize
 constexpr uint16_t kMarkApi = static_cast<uint16_t>(ApiId::syncscope_order_mark);
 constexpr uint16_t kMemsetAsyncApi = static_cast<uint16_t>(ApiId::cudaMemsetAsync);
 constexpr uint16_t kMemsetApi = static_cast<uint16_t>(ApiId::cudaMemset);
+constexpr uint16_t kStepApi = static_cast<uint16_t>(ApiId::syncscope_optimizer_step);
 
 struct Feed {
   std::vector<Event> in;  // what the hooks recorded (order marks included)
@@ -161,6 +162,69 @@ TEST(LaunchAggregator, AsyncMemsetsJoinRunsWhateverTheirPointer) {
   EXPECT_EQ(f.back.back().api, kMemsetApi);
   EXPECT_FALSE(f.back.back().flags & kFlagAggregated) << "a synchronous memset stays an event";
   EXPECT_EQ(f.back.back().dst, 0x7f0000000000ull);
+}
+
+// Autograd's thread launches a backward pass each step and makes no other
+// call; the main thread's optimizer-step marker ends the step. The
+// collector drains the two threads' rings in turn, a few steps at a time,
+// so the marker may come before or after the launches around it: either
+// way no run of the backward thread spans a marker, and the launches put
+// back fall into the step that made them.
+TEST(LaunchAggregator, AStepMarkerEndsOtherThreadsRunsThere) {
+  constexpr uint32_t kMain = 7, kBackward = 8;
+  constexpr int kSteps = 40, kPass = 50;
+  std::vector<Event> main_thread, backward;
+  std::vector<uint64_t> markers;
+  uint64_t t = 1000;
+  auto make = [&](uint16_t api, uint64_t kernel, uint32_t tid) {
+    Event e{};
+    e.start_ns = t;
+    e.end_ns = t + 3;
+    e.api = api;
+    e.dst = kernel;
+    e.stream = 0x5000;
+    e.tid = tid;
+    e.device = 0;
+    e.flags = api == kLaunchApi ? kFlagAsync : 0;
+    t += 10;
+    return e;
+  };
+  for (int step = 0; step < kSteps; ++step) {
+    for (int k = 0; k < 20; ++k) main_thread.push_back(make(kLaunchApi, 0x100 + k, kMain));  // forward
+    for (int k = 0; k < kPass; ++k) backward.push_back(make(kLaunchApi, 0x200 + k % 10, kBackward));
+    main_thread.push_back(make(kStepApi, 0, kMain));
+    markers.push_back(main_thread.back().start_ns);
+    for (int k = 0; k < 5; ++k) main_thread.push_back(make(kLaunchApi, 0x300 + k, kMain));  // optimizer kernels
+  }
+  for (bool main_first : {true, false}) {
+    SCOPED_TRACE(main_first);
+    std::vector<Event> drained;  // rings drained in turn, 3 steps' worth at a time
+    size_t m = 0, b = 0;
+    while (m < main_thread.size() || b < backward.size()) {
+      const size_t m_end = std::min(main_thread.size(), m + 26 * 3), b_end = std::min(backward.size(), b + kPass * 3);
+      auto take_main = [&] { drained.insert(drained.end(), main_thread.begin() + m, main_thread.begin() + m_end); };
+      auto take_backward = [&] { drained.insert(drained.end(), backward.begin() + b, backward.begin() + b_end); };
+      if (main_first) take_main(), take_backward(); else take_backward(), take_main();
+      m = m_end;
+      b = b_end;
+    }
+    Folded f = fold(drained);
+    EXPECT_GT(f.out.run_launches, backward.size() * 9 / 10);
+    for (const LaunchRun& r : f.out.runs) {
+      for (uint64_t marker : markers) {
+        EXPECT_FALSE(r.first_start_ns < marker && marker < r.last_end_ns) << "a run of thread " << r.tid << " spans a step's end";
+      }
+    }
+    // Each step holds its own pass, as recorded.
+    std::vector<int> per_step(kSteps, 0);
+    for (const Event& e : f.back) {
+      if (e.tid != kBackward) continue;
+      const size_t step = static_cast<size_t>(std::lower_bound(markers.begin(), markers.end(), e.start_ns) - markers.begin());
+      ASSERT_LT(step, per_step.size());
+      ++per_step[step];
+    }
+    for (int step = 0; step < kSteps; ++step) EXPECT_EQ(per_step[static_cast<size_t>(step)], kPass) << step;
+  }
 }
 
 // No call but launches, for a long time (a loop with no sync at all): the
