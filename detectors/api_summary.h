@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "trace/reader.h"
@@ -42,5 +43,17 @@ struct ApiSummary {
 };
 
 ApiSummary summarize(const ProcessTrace& trace);
+
+// The same, event by event (a trace read in windows, detectors/windowed_analysis.h).
+class ApiSummaryBuilder {
+ public:
+  void add(const Event& e);
+  ApiSummary finish(uint64_t events_dropped) const;
+
+ private:
+  std::unordered_map<uint16_t, ApiStats> apis_;
+  std::unordered_map<uint32_t, StackStats> stacks_;
+  uint64_t calls_ = 0, launches_ = 0, host_ns_ = 0, first_ = UINT64_MAX, last_ = 0;
+};
 
 }  // namespace syncscope

@@ -189,6 +189,7 @@ std::string step_chart(const ProcessReport& p, size_t index) {
 
 std::string memory_chart(const ProcessReport& p) {
   const ProcessTrace& t = *p.trace;
+  if (t.read_in_windows > 0) return "";  // no calls kept to draw it from (report --between draws a stretch)
   const DeviceMemory memory = device_memory(t);
   if (memory.points.empty() || t.events.empty()) return "";
   const uint64_t origin = t.events.front().start_ns;

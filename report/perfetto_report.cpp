@@ -166,7 +166,10 @@ void Writer::collect() {
     const ProcessReport& process = report_.processes[p];
     const ProcessTrace& t = *process.trace;
     const auto process_index = static_cast<uint32_t>(p);
-    for (size_t i = 0; i < t.events.size(); ++i)
+    // A trace read in windows keeps no calls to draw (its first and last
+    // only): its steps (the first WindowedAnalysis::kMaxStepFigures) and
+    // findings are drawn; `report --between` pictures a stretch whole.
+    for (size_t i = 0; i < t.events.size() && t.read_in_windows == 0; ++i)
       items_.push_back({t.events[i].start_ns, process_index, ItemKind::kCall, 0, i});
     for (size_t i = 0; i < t.gpu_activity.size(); ++i) {
       const GpuActivity& a = t.gpu_activity[i];
@@ -204,8 +207,12 @@ void Writer::metadata(std::vector<json>& out) const {
     std::string command = t.info(info_key::kArgv);
     if (command.empty()) command = t.info(info_key::kExe);
     const bool simulated = t.info(info_key::kCudaRuntime) == info_key::kCudaRuntimeSimulated;
-    out.push_back(
-        meta("process_name", ids.pid, 0, {{"name", process.label() + ": " + truncate_columns(command, 100)}}));
+    const std::string windows =
+        t.read_in_windows == 0 ? ""
+                               : " (read in " + std::to_string(t.read_in_windows) +
+                                     " windows: calls not drawn; report --between START_NS,END_NS draws a stretch)";
+    out.push_back(meta("process_name", ids.pid, 0,
+                       {{"name", process.label() + ": " + truncate_columns(command, 100) + windows}}));
     out.push_back(meta("process_sort_index", ids.pid, 0, {{"sort_index", 2 * p}}));
     for (size_t i = 0; i < process.analysis.phases.size(); ++i) {
       const int64_t tid = kStepsTid + static_cast<int64_t>(i);

@@ -47,12 +47,17 @@ ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symb
   return r;
 }
 
-ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& options) {
+ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& options, const StreamedAnalysis* streamed) {
   ProcessReport p;
   p.trace = &trace;
   p.symbolizer = std::make_shared<Symbolizer>(trace);
-  p.summary = summarize(trace);
-  if (!trace.events.empty()) p.analysis = analyze(trace, options.steps);  // all dropped: nothing to analyse
+  if (streamed != nullptr) {
+    p.summary = streamed->summary;
+    p.analysis = streamed->analysis;
+  } else {
+    p.summary = summarize(trace);
+    if (!trace.events.empty()) p.analysis = analyze(trace, options.steps);  // all dropped: nothing to analyse
+  }
   p.rank = trace.info(info_key::kRank);
   p.local_rank = trace.info(info_key::kLocalRank);
   p.world_size = trace.info(info_key::kWorldSize);
@@ -175,11 +180,13 @@ std::vector<std::string> site_match_strings(const SiteFrames& site) {
   return out;
 }
 
-Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options) {
+Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options,
+                    const std::vector<std::shared_ptr<const StreamedAnalysis>>& streamed) {
   Report report;
   report.policy = options.policy;
   report.suppression_hits.assign(options.policy.suppressions.size(), 0);
-  for (const ProcessTrace& trace : traces) {
+  for (size_t t = 0; t < traces.size(); ++t) {
+    const ProcessTrace& trace = traces[t];
     if (trace.events_dropped > 0) {
       add_problem(&report.recording.problems,
                   {trace.header.pid, kStatusEventsDropped,
@@ -193,7 +200,7 @@ Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions
       ++(trace.complete ? report.without_cuda : report.ended_unwritten);
       continue;
     }
-    report.processes.push_back(report_process(trace, options));
+    report.processes.push_back(report_process(trace, options, t < streamed.size() ? streamed[t].get() : nullptr));
   }
   std::stable_sort(report.processes.begin(), report.processes.end(),
                    [](const ProcessReport& a, const ProcessReport& b) {

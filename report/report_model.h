@@ -97,8 +97,18 @@ struct Report {
   bool gate_blind() const { return policy.gate.enabled() && !recording.complete(); }
 };
 
-// `traces` must outlive the report.
-Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options);
+// A trace read window by window (trace/trace_stream.h): its analysis and
+// API table, made while it was read (detectors/windowed_analysis.h).
+struct StreamedAnalysis {
+  Analysis analysis;
+  ApiSummary summary;
+};
+
+// `traces` must outlive the report. `streamed`, when given, lines up with
+// `traces`: the analysis of each trace read in windows (nullptr for the
+// others, analysed here).
+Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options,
+                    const std::vector<std::shared_ptr<const StreamedAnalysis>>& streamed = {});
 
 // The user frame of phase `index`'s step marker, nullptr when it has none.
 const UserFrame* phase_marker(const ProcessReport& process, size_t index);

@@ -301,6 +301,11 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
   if (const std::string limit = size_limit_text(trace); !limit.empty()) out << "   " << limit << "\n";
   if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
+  if (trace.read_in_windows > 0) {
+    out << "   read and analysed in " << trace.read_in_windows
+        << " windows (too long to hold whole): steps and findings added up over them; a window's edge may shift a "
+           "step\n";
+  }
   if (trace.events.empty()) {  // every call was dropped: nothing more to say
     out << "\n";
     return;

@@ -14,7 +14,9 @@
 #include "report/report_warnings.h"
 #include "tools/report_options.h"
 #include "trace/format.h"
+#include "detectors/windowed_analysis.h"
 #include "trace/reader.h"
+#include "trace/trace_stream.h"
 #include "trace/recording_status.h"
 #include "trace/time_window.h"
 
@@ -37,6 +39,72 @@ uint64_t fold_above_calls() {
   char* end = nullptr;
   const unsigned long long n = std::strtoull(value, &end, 10);
   return end != nullptr && *end == 0 ? n : kFoldAboveCalls;
+}
+
+// A trace whose events (read folded) number more than this is read and
+// analysed in windows of this many (trace/trace_stream.h,
+// detectors/windowed_analysis.h): about 100 bytes of memory an event while
+// a window is analysed, so ~0.26 GB whatever the trace's length.
+// SYNCSCOPE_WINDOW_EVENTS sets it.
+constexpr uint64_t kWindowEvents = 1000000;
+
+uint64_t window_events() {
+  const char* value = std::getenv("SYNCSCOPE_WINDOW_EVENTS");
+  if (value == nullptr || *value == 0) return kWindowEvents;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(value, &end, 10);
+  return end != nullptr && *end == 0 && n > 0 ? n : kWindowEvents;
+}
+
+// One trace for the report: read whole, or (too long, no GPU timeline to
+// join, no --between stretch) read and analysed window by window.
+struct ReadTrace {
+  ProcessTrace trace;
+  std::shared_ptr<const StreamedAnalysis> streamed;
+};
+
+absl::StatusOr<ReadTrace> read_for_report(const std::string& file, const ReportSettings& settings, bool long_read) {
+  // Long traces folded: runs of aggregated launches stay runs, so memory
+  // and time follow the trace's runs and other calls, not its launches.
+  const ReadOptions options{.fold_launch_runs = true, .fold_above_calls = fold_above_calls()};
+  ReadTrace out;
+  absl::StatusOr<std::unique_ptr<TraceStream>> stream = TraceStream::open(file, options);
+  if (!stream.ok()) return stream.status();
+  const uint64_t per_window = window_events();
+  if ((*stream)->counted_events() <= per_window || (*stream)->has_gpu_work() || settings.window) {
+    stream->reset();  // its window of the file goes before the whole trace is read
+    absl::StatusOr<ProcessTrace> trace = read_trace_file(file, options);
+    if (!trace.ok()) return trace.status();
+    if (settings.window) restrict_to_window(*trace, settings.window->first, settings.window->second);
+    out.trace = std::move(*trace);
+    return out;
+  }
+  TraceStream& s = **stream;
+  WindowedAnalysis windows(settings.analysis.steps);
+  std::vector<Event> window;
+  Event first{}, last{};
+  bool any = false;
+  while (s.next(per_window, &window)) {
+    if (!any) first = window.front();
+    for (const Event& e : window) {
+      if (!any || e.end_ns > last.end_ns) last = e;
+      any = true;
+    }
+    const bool final_window = s.done();
+    windows.add(s.tables(), std::move(window), final_window);
+    window.clear();
+    if (long_read) spdlog::info("analysed window {} ({} events carried over)", windows.windows(), windows.carried());
+  }
+  if (windows.carried() > 0) windows.add(s.tables(), {}, /*last=*/true);  // the last window came out early
+  out.trace = std::move(s.tables());
+  out.trace.events.clear();
+  if (any) out.trace.events = {first, last};
+  out.trace.read_in_windows = windows.windows();
+  auto streamed = std::make_shared<StreamedAnalysis>();
+  streamed->analysis = windows.analysis();
+  streamed->summary = windows.summary(out.trace.events_dropped);
+  out.streamed = std::move(streamed);
+  return out;
 }
 
 size_t count_lines(const std::string& path) {
@@ -91,6 +159,7 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
     if (!one_file) without_cuda += count_lines(dir + "/" + kProcessesWithoutCudaFile);
   }
   std::vector<ProcessTrace> traces;
+  std::vector<std::shared_ptr<const StreamedAnalysis>> streamed;
   std::vector<std::string> unreadable;
   for (const std::string& file : files) {
     // Progress for the long ones (a day-long job's trace): what is read, then how many calls.
@@ -99,19 +168,19 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
     const bool long_read = !size_error && bytes >= kProgressBytes;
     const auto began = std::chrono::steady_clock::now();
     if (long_read) spdlog::info("reading {} ({:.0f} MB)...", file, static_cast<double>(bytes) / 1e6);
-    // Long traces folded: runs of aggregated launches stay runs, so memory
-    // and time follow the trace's runs and other calls, not its launches.
-    auto trace = read_trace_file(file, ReadOptions{.fold_launch_runs = true, .fold_above_calls = fold_above_calls()});
-    if (long_read && trace.ok()) {
-      spdlog::info("read {} calls in {:.1f} s", trace->calls(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
-    }
-    if (!trace.ok()) {
-      unreadable.emplace_back(trace.status().message());
+    absl::StatusOr<ReadTrace> read = read_for_report(file, settings, long_read);
+    if (!read.ok()) {
+      unreadable.emplace_back(read.status().message());
       continue;
     }
-    if (settings.window) restrict_to_window(*trace, settings.window->first, settings.window->second);
-    traces.push_back(std::move(*trace));
+    if (long_read) {
+      spdlog::info("read {} calls in {:.1f} s{}",
+                   read->streamed ? read->streamed->summary.events : read->trace.calls(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(),
+                   read->streamed ? ", analysed window by window" : "");
+    }
+    traces.push_back(std::move(read->trace));
+    streamed.push_back(std::move(read->streamed));
   }
   if (traces.empty() && !must_report) {
     for (const std::string& why : unreadable) spdlog::error("skipping {}", why);
@@ -122,20 +191,24 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
   }
   // Unseen processes: the report lists them like any other gap.
   for (const std::string& why : unreadable) add_problem(&problems, {0, kStatusTraceUnreadable, why});
-  return report_traces(traces, without_cuda, std::move(problems), settings);
+  return report_traces(traces, without_cuda, std::move(problems), settings, streamed);
 }
 
 ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t without_cuda,
-                            std::vector<RecordingProblem> problems, const ReportSettings& settings) {
+                            std::vector<RecordingProblem> problems, const ReportSettings& settings,
+                            const std::vector<std::shared_ptr<const StreamedAnalysis>>& streamed) {
   ReportOutcome outcome;
   // What the report notices while it is made (a module rebuilt since it was
   // recorded) goes where the command's other messages go.
   set_report_warning_sink(+[](const std::string& message) { spdlog::warn("{}", message); });
   size_t events = 0;
-  for (const ProcessTrace& t : traces) events += t.calls();
+  for (size_t t = 0; t < traces.size(); ++t) {
+    if (t < streamed.size() && streamed[t]) continue;  // analysed already, as it was read
+    events += traces[t].calls();
+  }
   const auto began = std::chrono::steady_clock::now();
   if (events >= kProgressEvents) spdlog::info("analysing {} calls of {} process(es)...", events, traces.size());
-  Report report = build_report(traces, settings.analysis);
+  Report report = build_report(traces, settings.analysis, streamed);
   if (events >= kProgressEvents) {
     spdlog::info("analysed in {:.1f} s",
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());

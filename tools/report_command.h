@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,8 +46,10 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
 
 // The report of traces already read (report_directory's second half; also
 // `run`'s report when nothing could be recorded at all).
+// `streamed` lines up with `traces` where some were read in windows (build_report).
 ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t without_cuda,
-                            std::vector<RecordingProblem> problems, const ReportSettings& settings);
+                            std::vector<RecordingProblem> problems, const ReportSettings& settings,
+                            const std::vector<std::shared_ptr<const StreamedAnalysis>>& streamed = {});
 
 // The exit status when the command itself succeeded (or for `syncscope
 // report`): kIncompleteRecordingExitCode when the gate was blind, else the

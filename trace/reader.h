@@ -74,6 +74,10 @@ struct ProcessTrace {
   uint64_t aggregated_launches = 0;
   uint64_t launch_runs = 0;
   bool folded = false;  // runs came back folded (ReadOptions::fold_launch_runs): events carry kFlagFolded
+  // Read window by window (trace/trace_stream.h: a trace too long to hold
+  // whole) in this many windows; `events` then holds only its first call and
+  // the one that ended last, for the span (0: read whole).
+  uint64_t read_in_windows = 0;
   bool complete = false;   // a kEnd record closed the file
   std::string truncation;  // why not complete, for the report ("" when complete)
 

@@ -9,10 +9,12 @@
 // steps, phases and findings every way.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "detectors/analysis.h"
 #include "detectors/segmentation.h"
+#include "detectors/windowed_analysis.h"
 #include "folded_runs.h"
 #include "synthetic.h"
 
@@ -575,6 +577,94 @@ TEST_P(ProgramShapes, ManualUpdateWithoutOptimizerUsesBackwardPasses) {
   const Finding* eval = find(a, kEvalItemSite);
   ASSERT_NE(eval, nullptr);
   EXPECT_GT(eval->phase_index, 0);
+}
+
+// A long run analysed window by window (detectors/windowed_analysis.h), as
+// the reporter analyses a trace too long to hold whole: the windows' sums
+// are the whole run's analysis, but for a step at each window's edge.
+Analysis windowed(const std::vector<Event>& events, size_t per_window, size_t* windows) {
+  WindowedAnalysis w(StepOptions{});
+  ProcessTrace tables;
+  for (size_t at = 0; at < events.size(); at += per_window) {
+    const size_t end = std::min(events.size(), at + per_window);
+    w.add(tables, std::vector<Event>(events.begin() + static_cast<std::ptrdiff_t>(at),
+                                     events.begin() + static_cast<std::ptrdiff_t>(end)),
+          end == events.size());
+  }
+  *windows = w.windows();
+  return w.analysis();
+}
+
+// Each site's count and host time in each phase; `by_phase` false: summed
+// over the recurring phases (steady, warm-up, teardown kept apart).
+std::map<std::string, std::pair<uint64_t, uint64_t>> site_totals(const Analysis& a, bool by_phase) {
+  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+  for (const Finding& f : a.findings) {
+    const std::string key = std::to_string(f.stack_id) + " " + phase_name(f.phase) + " " + category_name(f.category) +
+                            " " + f.api_sequence + (by_phase ? " phase " + std::to_string(f.phase_index) : "");
+    out[key].first += f.count;
+    out[key].second += f.host_blocked_ns;
+  }
+  return out;
+}
+
+// `exact`: each finding in the same phase with the same per-step figures
+// (steps from markers); else each site's totals, wherever the phases put
+// them (steps from the pattern: where an eval pass falls may differ).
+void expect_windowed_like_whole(const Analysis& whole, const Analysis& win, size_t windows, bool exact) {
+  ASSERT_EQ(win.phases.size(), whole.phases.size());
+  for (size_t p = 0; p < whole.phases.size(); ++p) {
+    SCOPED_TRACE(whole.phases[p].name);
+    EXPECT_EQ(win.phases[p].name, whole.phases[p].name);
+    EXPECT_EQ(win.phases[p].source, whole.phases[p].source);
+    // At most a step at each window's edge.
+    EXPECT_LE(win.phases[p].steps, whole.phases[p].steps + windows);
+    EXPECT_GE(win.phases[p].steps + windows, whole.phases[p].steps);
+    EXPECT_NEAR(win.phases[p].step_ns, whole.phases[p].step_ns, 0.05 * whole.phases[p].step_ns);
+  }
+  EXPECT_EQ(site_totals(win, exact), site_totals(whole, exact));
+  if (!exact) return;
+  for (const Finding& f : whole.findings) {
+    for (const Finding& g : win.findings) {
+      if (g.stack_id == f.stack_id && g.phase == f.phase && g.category == f.category &&
+          g.api_sequence == f.api_sequence && g.cause == f.cause && g.phase_index == f.phase_index) {
+        EXPECT_NEAR(g.per_step, f.per_step, 0.02 * f.per_step + 1e-9) << f.stack_id;
+        EXPECT_EQ(g.every_n_steps, f.every_n_steps) << f.stack_id;
+      }
+    }
+  }
+  EXPECT_EQ(win.findings.size(), whole.findings.size());
+  EXPECT_NEAR(win.blocked_ns_per_step, whole.blocked_ns_per_step, 0.02 * whole.blocked_ns_per_step);
+}
+
+TEST(WindowedAnalysis, ALongRunByOptimizerStepsAddsUpToTheWhole) {
+  const Program p = gpt(true, kBackward, 600);
+  const Analysis whole = analyze(p.trace());
+  size_t windows = 0;
+  const Analysis win = windowed(p.events(), 20000, &windows);
+  EXPECT_GE(windows, 5u);
+  expect_windowed_like_whole(whole, win, windows, /*exact=*/true);
+  EXPECT_EQ(win.phases[0].name, "train");
+  EXPECT_EQ(win.phases[0].steps, whole.phases[0].steps) << "marker steps: none lost at the windows' edges";
+}
+
+TEST(WindowedAnalysis, ALongRunByItsPatternAddsUpToTheWhole) {
+  const Program p = gpt(false, kMain, 600);
+  const Analysis whole = analyze(p.trace());
+  size_t windows = 0;
+  const Analysis win = windowed(p.events(), 20000, &windows);
+  EXPECT_GE(windows, 5u);
+  expect_windowed_like_whole(whole, win, windows, /*exact=*/false);
+}
+
+// One window: the whole analysis itself.
+TEST(WindowedAnalysis, OneWindowIsTheWholeAnalysis) {
+  const Program p = gpt(true);
+  const Analysis whole = analyze(p.trace());
+  size_t windows = 0;
+  const Analysis win = windowed(p.events(), p.events().size(), &windows);
+  EXPECT_EQ(windows, 1u);
+  expect_windowed_like_whole(whole, win, 0, /*exact=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Readings, ProgramShapes,

@@ -1,0 +1,294 @@
+#include "detectors/windowed_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace syncscope {
+namespace {
+
+// A site seen in fewer than this share of its phase's steps is periodic
+// (detectors/site_aggregator.cpp): its spacing is reported.
+constexpr double kPeriodicShare = 0.6;
+// A further phase takes at least this share of the main phase's time
+// (detectors/segmentation.cpp, kMinPhaseShare).
+constexpr double kMinPhaseShare = 0.01;
+
+bool counts_as_blocked(const Finding& f) {
+  return f.category == Category::kHiddenSync ||
+         (f.category == Category::kPageableCopy && f.cause == Cause::kAsyncRequested);
+}
+
+// Adds `f`'s counts and times to `into`, the same site's finding.
+void add_to(Finding& into, const Finding& f) {
+  into.count += f.count;
+  into.host_blocked_ns += f.host_blocked_ns;
+  into.bytes += f.bytes;
+  into.steps_with += f.steps_with;
+  for (const FindingStepCount& s : f.step_counts) {
+    if (into.step_counts.size() >= WindowedAnalysis::kMaxStepFigures) break;
+    into.step_counts.push_back(s);
+  }
+  for (const FindingOccurrence& o : f.occurrences) {
+    if (into.occurrences.size() >= kMaxFindingOccurrences) break;
+    into.occurrences.push_back(o);
+  }
+}
+
+// The median spacing of the steps a site occurred in (as site_aggregator.cpp
+// reckons it), from the steps kept; 0 when too few.
+uint64_t median_gap(const std::vector<FindingStepCount>& steps) {
+  if (steps.size() < 2) return 0;
+  std::vector<uint32_t> gaps;
+  for (size_t k = 1; k < steps.size(); ++k) gaps.push_back(steps[k].step - steps[k - 1].step);
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
+  return gaps[gaps.size() / 2];
+}
+
+}  // namespace
+
+void WindowedAnalysis::add(const ProcessTrace& tables, std::vector<Event> window, bool last) {
+  const bool first = windows_ == 0;
+  ++windows_;
+  ProcessTrace view;
+  view.events = std::move(carry_);
+  carry_.clear();
+  if (view.events.empty()) {
+    view.events = std::move(window);
+  } else {
+    view.events.insert(view.events.end(), window.begin(), window.end());
+    std::vector<Event>().swap(window);
+    if (!std::is_sorted(view.events.begin(), view.events.end(),
+                        [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; })) {
+      std::stable_sort(view.events.begin(), view.events.end(),
+                       [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
+    }
+  }
+  if (view.events.empty()) return;
+  view.python_stacks = tables.python_stacks;
+  view.strings = tables.strings;
+  view.header = tables.header;
+  StepOptions options = options_;
+  if (!first) options.warmup_steps = 0;
+  Analysis a = analyze(view, options);
+
+  // The events after the window's last steady step go on to the next window.
+  size_t kept = view.events.size();
+  if (!last && a.steps.detected && a.steps.steps > 0) {
+    // The main phase's last step end: a further phase's pass after it (an
+    // evaluation the window's end cut in two) goes on whole with the next
+    // window, whose first step holds it, as the step before did.
+    const uint64_t cut = a.phases.empty() ? a.steps.steady_end_ns : a.phases[0].end_ns;
+    kept = static_cast<size_t>(std::lower_bound(view.events.begin(), view.events.end(), cut,
+                                                [](const Event& e, uint64_t t) { return e.start_ns < t; }) -
+                               view.events.begin());
+    // A window whose steps end early (a long stretch without steps after
+    // them) carries at most half of itself: the rest is analysed here.
+    if (kept < view.events.size() / 2) kept = view.events.size();
+  }
+  if (kept < view.events.size()) {
+    carry_.assign(view.events.begin() + static_cast<std::ptrdiff_t>(kept), view.events.end());
+  }
+  for (size_t i = 0; i < kept; ++i) summary_.add(view.events[i]);
+  if (kept < view.events.size()) {
+    // Re-analysed without the carried events, so that nothing is counted
+    // twice: the teardown findings of a cut window were the carried events'.
+    view.events.resize(kept);
+    a = analyze(view, options);
+  }
+
+  std::vector<int> phase_map;
+  add_phases(a, &phase_map);
+  add_findings(a, phase_map, first, last);
+  for (const StepFigures& s : a.step_figures) {
+    if (step_figures_.size() >= kMaxStepFigures) break;
+    if (s.window.phase_index < 0 || static_cast<size_t>(s.window.phase_index) >= phase_map.size()) continue;
+    StepFigures moved = s;
+    moved.host_blocked_ns = 0;  // from the merged findings' steps, in analysis()
+    const int merged = phase_map[static_cast<size_t>(s.window.phase_index)];
+    moved.window.phase_index = static_cast<int16_t>(merged);
+    moved.window.step += static_cast<uint32_t>(phase_steps_before_[static_cast<size_t>(merged)]);
+    step_figures_.push_back(moved);
+  }
+  // Step numbers go on in the next window.
+  for (size_t p = 0; p < a.phases.size(); ++p) {
+    phase_steps_before_[static_cast<size_t>(phase_map[p])] += a.phases[p].steps;
+  }
+}
+
+void WindowedAnalysis::add_phases(const Analysis& a, std::vector<int>* phase_map) {
+  if (a.steps.detected) {
+    if (!steps_.detected) {
+      steps_ = a.steps;
+      steps_.step_ns = a.steps.step_ns * static_cast<double>(a.steps.steps);  // a sum until analysis()
+    } else {
+      steps_.steps += a.steps.steps;
+      steps_.steady_end_ns = std::max(steps_.steady_end_ns, a.steps.steady_end_ns);
+      steps_.end_ns = std::max(steps_.end_ns, a.steps.end_ns);
+      steps_.step_ns += a.steps.step_ns * static_cast<double>(a.steps.steps);
+    }
+  }
+  for (const PhaseInfo& p : a.phases) {
+    auto it = std::find_if(phases_.begin(), phases_.end(), [&](const PhaseInfo& q) { return q.name == p.name; });
+    const double steps = static_cast<double>(p.steps);
+    if (it == phases_.end()) {
+      phase_map->push_back(static_cast<int>(phases_.size()));
+      phases_.push_back(p);
+      phase_step_ns_sum_.push_back(p.step_ns * steps);
+      phase_mean_ns_sum_.push_back((p.mean_step_ns > 0 ? p.mean_step_ns : p.step_ns) * steps);
+      phase_steps_before_.push_back(0);
+      continue;
+    }
+    const size_t m = static_cast<size_t>(it - phases_.begin());
+    phase_map->push_back(static_cast<int>(m));
+    PhaseInfo& q = *it;
+    q.steps += p.steps;
+    q.start_ns = std::min(q.start_ns, p.start_ns);
+    q.end_ns = std::max(q.end_ns, p.end_ns);
+    q.interrupted_steps += p.interrupted_steps;
+    if (q.calls_per_step == 0) q.calls_per_step = p.calls_per_step;
+    phase_step_ns_sum_[m] += p.step_ns * steps;
+    phase_mean_ns_sum_[m] += (p.mean_step_ns > 0 ? p.mean_step_ns : p.step_ns) * steps;
+  }
+}
+
+void WindowedAnalysis::add_findings(const Analysis& a, const std::vector<int>& phase_map, bool first, bool last) {
+  for (const Finding& found : a.findings) {
+    Finding f = found;
+    // Before a later window's first step: steady work of the job (the
+    // window starts mid-run), counted with the main phase.
+    if (!first && f.phase == Phase::kWarmup) {
+      f.phase = Phase::kSteady;
+      f.phase_index = phases_.empty() ? -1 : 0;
+      f.step_counts.clear();
+    } else if (f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < phase_map.size()) {
+      f.phase_index = phase_map[static_cast<size_t>(f.phase_index)];
+    } else if (f.phase == Phase::kSteady) {
+      f.phase_index = -1;
+    }
+    // A window cut at its last step has no teardown (re-analysed without
+    // it); what one without steps (or cut short, kept whole) places there
+    // by time is not the job's teardown unless the window is the last.
+    if (!last && f.phase == Phase::kTeardown) {
+      f.phase = Phase::kSteady;
+      f.phase_index = phases_.empty() ? -1 : 0;
+      f.step_counts.clear();
+    }
+    const SiteKey key{static_cast<int>(f.category), static_cast<int>(f.phase), f.phase_index, f.stack_id,
+                      f.waiter_stack_id, f.api_sequence, static_cast<int>(f.cause)};
+    auto [it, added] = finding_of_.emplace(key, findings_.size());
+    const double weight = static_cast<double>(std::max<uint64_t>(f.count, 1));
+    const uint64_t steps_before = f.phase_index >= 0 ? phase_steps_before_[static_cast<size_t>(f.phase_index)] : 0;
+    if (added) {
+      for (FindingStepCount& s : f.step_counts) s.step += static_cast<uint32_t>(steps_before);
+      findings_.push_back(std::move(f));
+      severity_sum_.push_back(found.severity * weight);
+      continue;
+    }
+    for (FindingStepCount& s : f.step_counts) s.step += static_cast<uint32_t>(steps_before);
+    add_to(findings_[it->second], f);
+    severity_sum_[it->second] += found.severity * weight;
+  }
+}
+
+Analysis WindowedAnalysis::analysis() const {
+  Analysis a;
+  a.steps = steps_;
+  if (a.steps.steps > 0) a.steps.step_ns = steps_.step_ns / static_cast<double>(a.steps.steps);
+  // A further phase that one window found, but that takes under
+  // kMinPhaseShare of the main phase's time over the whole trace, is no
+  // phase (as segmentation.cpp would judge it seeing the whole): its work
+  // is the main phase's extra work.
+  std::vector<int> phase_to(phases_.size(), 0);
+  const double main_ns = phases_.empty() ? 0 : phase_mean_ns_sum_[0];
+  for (size_t p = 0; p < phases_.size(); ++p) {
+    if (p > 0 && phase_mean_ns_sum_[p] < kMinPhaseShare * main_ns) continue;
+    phase_to[p] = static_cast<int>(a.phases.size());
+    PhaseInfo phase = phases_[p];
+    const double n = static_cast<double>(phase.steps);
+    if (n > 0) {
+      phase.step_ns = phase_step_ns_sum_[p] / n;
+      phase.mean_step_ns = phase_mean_ns_sum_[p] / n;
+    }
+    a.phases.push_back(phase);
+  }
+  std::map<SiteKey, size_t> merged_of;
+  std::vector<double> severity_sum;
+  for (size_t i = 0; i < findings_.size(); ++i) {
+    Finding f = findings_[i];
+    if (f.phase_index >= 0) {
+      const int to = phase_to[static_cast<size_t>(f.phase_index)];
+      const bool dropped = f.phase_index > 0 && to == 0;
+      f.phase_index = to;
+      if (dropped) {
+        f.step_counts.clear();  // steps of the phase that is no more
+        f.steps_with = 0;
+      }
+    }
+    const SiteKey key{static_cast<int>(f.category), static_cast<int>(f.phase), f.phase_index, f.stack_id,
+                      f.waiter_stack_id, f.api_sequence, static_cast<int>(f.cause)};
+    auto [it, added] = merged_of.emplace(key, a.findings.size());
+    if (added) {
+      a.findings.push_back(std::move(f));
+      severity_sum.push_back(severity_sum_[i]);
+    } else {
+      add_to(a.findings[it->second], f);
+      severity_sum[it->second] += severity_sum_[i];
+    }
+  }
+  for (size_t i = 0; i < a.findings.size(); ++i) {
+    Finding& f = a.findings[i];
+    std::sort(f.step_counts.begin(), f.step_counts.end(),
+              [](const FindingStepCount& x, const FindingStepCount& y) { return x.step < y.step; });
+    f.severity = severity_sum[i] / static_cast<double>(std::max<uint64_t>(f.count, 1));
+    const PhaseInfo* phase = f.phase == Phase::kSteady && f.phase_index >= 0 ? &a.phases[static_cast<size_t>(f.phase_index)]
+                                                                            : nullptr;
+    if (phase == nullptr || phase->steps == 0) continue;
+    const double n = static_cast<double>(phase->steps);
+    f.steps_with = std::min<uint64_t>(f.steps_with, phase->steps);
+    f.per_step = static_cast<double>(f.count) / n;
+    f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / n;
+    const double step_ns = phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns;
+    f.step_share = step_ns > 0 ? f.blocked_ns_per_step / step_ns : 0;
+    // Periodic: the median spacing of the steps kept, else spaced evenly
+    // over every window's steps.
+    const bool periodic = f.steps_with >= 2 && static_cast<double>(f.steps_with) < kPeriodicShare * n;
+    const uint64_t gap = median_gap(f.step_counts);
+    f.every_n_steps = !periodic ? 0
+                      : gap > 0 ? gap
+                                : static_cast<uint64_t>(std::llround(n / static_cast<double>(f.steps_with)));
+  }
+  std::stable_sort(a.findings.begin(), a.findings.end(), [](const Finding& x, const Finding& y) {
+    if ((x.phase == Phase::kSteady) != (y.phase == Phase::kSteady)) return x.phase == Phase::kSteady;
+    return x.severity > y.severity;
+  });
+  for (const Finding& f : a.findings) {
+    if (f.phase == Phase::kSteady && counts_as_blocked(f)) a.blocked_ns_per_step += f.blocked_ns_per_step;
+  }
+  for (const StepFigures& figures : step_figures_) {
+    const size_t p = static_cast<size_t>(figures.window.phase_index);
+    if (p > 0 && phase_to[p] == 0) continue;  // a phase that is no more
+    a.step_figures.push_back(figures);
+    a.step_figures.back().window.phase_index = static_cast<int16_t>(phase_to[p]);
+  }
+  std::stable_sort(a.step_figures.begin(), a.step_figures.end(), [](const StepFigures& x, const StepFigures& y) {
+    return std::make_pair(int{x.window.phase_index}, x.window.step) <
+           std::make_pair(int{y.window.phase_index}, y.window.step);
+  });
+  for (const Finding& f : a.findings) {
+    if (!counts_as_blocked(f) || f.phase_index < 0) continue;
+    for (const FindingStepCount& s : f.step_counts) {
+      auto it = std::lower_bound(a.step_figures.begin(), a.step_figures.end(), std::make_pair(f.phase_index, s.step),
+                                 [](const StepFigures& x, std::pair<int, uint32_t> key) {
+                                   return std::make_pair(int{x.window.phase_index}, x.window.step) < key;
+                                 });
+      if (it != a.step_figures.end() && it->window.phase_index == f.phase_index && it->window.step == s.step) {
+        it->host_blocked_ns += s.blocked_ns;
+      }
+    }
+  }
+  return a;
+}
+
+ApiSummary WindowedAnalysis::summary(uint64_t events_dropped) const { return summary_.finish(events_dropped); }
+
+}  // namespace syncscope
