@@ -63,7 +63,13 @@ struct ReadTrace {
   std::shared_ptr<const StreamedAnalysis> streamed;
 };
 
-absl::StatusOr<ReadTrace> read_for_report(const std::string& file, const ReportSettings& settings, bool long_read) {
+// `held_events`: events of the traces read whole so far, which the report
+// keeps until it is made: past kHeldWindows windows' worth (a directory of
+// many ranks), further traces are analysed as they are read, in windows.
+constexpr uint64_t kHeldWindows = 4;
+
+absl::StatusOr<ReadTrace> read_for_report(const std::string& file, const ReportSettings& settings, bool long_read,
+                                          uint64_t held_events) {
   // Long traces folded: runs of aggregated launches stay runs, so memory
   // and time follow the trace's runs and other calls, not its launches.
   const ReadOptions options{.fold_launch_runs = true, .fold_above_calls = fold_above_calls()};
@@ -71,7 +77,24 @@ absl::StatusOr<ReadTrace> read_for_report(const std::string& file, const ReportS
   absl::StatusOr<std::unique_ptr<TraceStream>> stream = TraceStream::open(file, options);
   if (!stream.ok()) return stream.status();
   const uint64_t per_window = window_events();
-  if ((*stream)->counted_events() <= per_window || (*stream)->has_gpu_work() || settings.window) {
+  const uint64_t events = (*stream)->counted_events();
+  const bool too_long = events > per_window || held_events + events > kHeldWindows * per_window;
+  if (settings.window && too_long && !(*stream)->has_gpu_work()) {
+    // --between on a long trace: only the stretch's events are kept.
+    TraceStream& s = **stream;
+    std::vector<Event> window, kept;
+    while (s.next(per_window, &window)) {
+      for (const Event& e : window) {
+        if (e.start_ns >= settings.window->first && e.start_ns <= settings.window->second) kept.push_back(e);
+      }
+    }
+    std::stable_sort(kept.begin(), kept.end(), [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
+    out.trace = std::move(s.tables());
+    out.trace.events = std::move(kept);
+    restrict_to_window(out.trace, settings.window->first, settings.window->second);
+    return out;
+  }
+  if (!too_long || (*stream)->has_gpu_work() || settings.window) {
     stream->reset();  // its window of the file goes before the whole trace is read
     absl::StatusOr<ProcessTrace> trace = read_trace_file(file, options);
     if (!trace.ok()) return trace.status();
@@ -168,7 +191,9 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
     const bool long_read = !size_error && bytes >= kProgressBytes;
     const auto began = std::chrono::steady_clock::now();
     if (long_read) spdlog::info("reading {} ({:.0f} MB)...", file, static_cast<double>(bytes) / 1e6);
-    absl::StatusOr<ReadTrace> read = read_for_report(file, settings, long_read);
+    uint64_t held = 0;
+    for (size_t t = 0; t < traces.size(); ++t) held += streamed[t] ? 0 : traces[t].events.size();
+    absl::StatusOr<ReadTrace> read = read_for_report(file, settings, long_read, held);
     if (!read.ok()) {
       unreadable.emplace_back(read.status().message());
       continue;

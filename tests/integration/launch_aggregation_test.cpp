@@ -176,6 +176,60 @@ TEST(LaunchAggregation, ALongTraceReadInWindowsReportsWhatTheWholeTraceDoes) {
       << r.out;
 }
 
+// `report --between` on a trace too long to hold whole keeps only the
+// stretch's events as it reads: the same report as reading it whole.
+TEST(LaunchAggregation, AStretchOfALongTraceIsTheStretchOfTheWholeOne) {
+  Recording whole = record("aggregation-between", {"--detail", "full"});
+  const std::string dir = std::filesystem::path(whole.trace.file).parent_path().string();
+  const uint64_t start = whole.trace.events[whole.trace.events.size() / 4].start_ns;
+  const uint64_t end = whole.trace.events[whole.trace.events.size() / 2].start_ns;
+  const std::string between = std::to_string(start) + "," + std::to_string(end);
+  const std::string out = fresh_dir("aggregation-between-report");
+  auto env = fake_runtime_env();
+  RunResult a = run({syncscope_bin(), "report", dir, "--between", between, "--format", "json=" + out + "/a.json"}, env);
+  env["SYNCSCOPE_WINDOW_EVENTS"] = "20000";
+  RunResult b = run({syncscope_bin(), "report", dir, "--between", between, "--format", "json=" + out + "/b.json"}, env);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  std::ifstream in_a(out + "/a.json"), in_b(out + "/b.json");
+  const nlohmann::json ja = nlohmann::json::parse(in_a, nullptr, false), jb = nlohmann::json::parse(in_b, nullptr, false);
+  ASSERT_FALSE(ja.is_discarded() || jb.is_discarded());
+  EXPECT_EQ(finding_identities(ja), finding_identities(jb));
+  EXPECT_EQ(ja["processes"][0]["events"], jb["processes"][0]["events"]);
+  EXPECT_LT(ja["processes"][0]["events"].get<uint64_t>(), whole.report["processes"][0]["events"].get<uint64_t>());
+  EXPECT_EQ(jb["processes"][0]["read_in_windows"].get<int>(), 0);
+}
+
+// A directory of many processes: past four windows' worth of events held
+// for the report, further traces are analysed as they are read, so memory
+// stays bounded however many ranks there are; each one's findings the same.
+TEST(LaunchAggregation, ManyProcessesPastTheBudgetAreAnalysedAsTheyAreRead) {
+  Recording one = record("aggregation-ranks", {"--detail", "full"});
+  const std::string dir = fresh_dir("aggregation-ranks-dir");
+  std::filesystem::create_directories(dir);
+  for (int copy = 0; copy < 5; ++copy) {
+    std::filesystem::copy_file(one.trace.file, dir + "/" + std::to_string(1000 + copy) + "-0.sstrace");
+  }
+  const uint64_t events = one.trace.events.size();
+  auto env = fake_runtime_env();
+  env["SYNCSCOPE_WINDOW_EVENTS"] = std::to_string(events + 100);  // each fits a window; four fit the budget
+  const std::string json = dir + "/report.json";
+  RunResult r = run({syncscope_bin(), "report", dir, "--format", "json=" + json}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(report.is_discarded());
+  ASSERT_EQ(report["processes"].size(), 5u);
+  int windowed = 0;
+  for (const auto& p : report["processes"]) {
+    windowed += p["read_in_windows"].get<int>() > 0;
+    nlohmann::json alone = report;
+    alone["processes"] = nlohmann::json::array({p});
+    EXPECT_EQ(finding_counts(alone), finding_counts(one.report));
+  }
+  EXPECT_EQ(windowed, 1);
+}
+
 // The GPU timeline joins CUPTI's records to each launch: full detail then.
 TEST(LaunchAggregation, TheGpuTimelineKeepsFullDetail) {
   Recording r = record("aggregation-timeline", {"--gpu-timeline=full"});
