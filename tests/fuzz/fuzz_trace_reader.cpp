@@ -3,7 +3,12 @@
 // reading the file. Any input must give an error or a trace, never a
 // crash, and a trace must keep the reader's promises to the analysis:
 // events and modules in order, every GPU record joined to an event that
-// exists or to none.
+// exists or to none. The same bytes are then read as a file in windows
+// (trace/trace_stream.h, through a memfd): every event the whole read gave
+// comes out once, each window in start order, with the same truncation.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +17,7 @@
 
 #include "tests/fuzz/fuzz_check.h"
 #include "trace/reader.h"
+#include "trace/trace_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace syncscope;
@@ -40,5 +46,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto& [id, frames] : trace.python_stacks) FUZZ_CHECK(frames.size() <= kMaxPythonDepth);
   (void)trace.info("argv");
+
+  const int fd = memfd_create("fuzz.sstrace", MFD_CLOEXEC);
+  if (fd < 0) return 0;
+  size_t written = 0;
+  while (written < size) {
+    const ssize_t n = ::write(fd, data + written, size - written);
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  if (written == size) {
+    absl::StatusOr<std::unique_ptr<TraceStream>> stream =
+        TraceStream::open("/proc/self/fd/" + std::to_string(fd), {});
+    FUZZ_CHECK(stream.ok());
+    std::vector<Event> window;
+    size_t events = 0;
+    while ((*stream)->next(7, &window)) {
+      FUZZ_CHECK(!window.empty() && window.size() <= 7);
+      FUZZ_CHECK(std::is_sorted(window.begin(), window.end(),
+                                [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; }));
+      events += window.size();
+    }
+    FUZZ_CHECK(events == trace.events.size());
+    FUZZ_CHECK((*stream)->tables().truncation == trace.truncation);
+  }
+  ::close(fd);
   return 0;
 }
