@@ -9,6 +9,9 @@ namespace {
 // A site seen in fewer than this share of its phase's steps is periodic
 // (detectors/site_aggregator.cpp): its spacing is reported.
 constexpr double kPeriodicShare = 0.6;
+// Findings at the edge of a window without main-phase steps, until
+// analysis() decides: phase_index kUndecidedBase - the window's number.
+constexpr int kUndecidedBase = -2;
 // A further phase takes at least this share of the main phase's time
 // (detectors/segmentation.cpp, kMinPhaseShare).
 constexpr double kMinPhaseShare = 0.01;
@@ -127,7 +130,16 @@ void WindowedAnalysis::add_phases(const Analysis& a, std::vector<int>* phase_map
       steps_.step_ns += a.steps.step_ns * static_cast<double>(a.steps.steps);
     }
   }
-  for (const PhaseInfo& p : a.phases) {
+  // Steps from markers (or NVTX ranges) in the first window make the run a
+  // training loop: a later window without them (a long evaluation) found
+  // its passes by their pattern, as "loop"; they are the loop's further
+  // phases, "eval" as the whole trace would name them.
+  const bool training = !phases_.empty() && (phases_[0].source == StepSource::kOptimizerStep ||
+                                             phases_[0].source == StepSource::kNvtxRange);
+  for (PhaseInfo p : a.phases) {
+    if (training && p.source == StepSource::kPattern && p.name.rfind("loop", 0) == 0) {
+      p.name = "eval" + p.name.substr(4);
+    }
     auto it = std::find_if(phases_.begin(), phases_.end(), [&](const PhaseInfo& q) { return q.name == p.name; });
     const double steps = static_cast<double>(p.steps);
     if (it == phases_.end()) {
@@ -152,26 +164,29 @@ void WindowedAnalysis::add_phases(const Analysis& a, std::vector<int>* phase_map
 }
 
 void WindowedAnalysis::add_findings(const Analysis& a, const std::vector<int>& phase_map, bool first, bool last) {
+  // Whether this window holds steps of the main phase (a later window may
+  // hold only evaluation passes, or nothing with steps).
+  const bool main_steps = !a.phases.empty() && !phase_map.empty() && phase_map[0] == 0;
+  if (main_steps) last_main_window_ = windows_;
   for (const Finding& found : a.findings) {
     Finding f = found;
-    // Before a later window's first step: steady work of the job (the
-    // window starts mid-run), counted with the main phase.
-    if (!first && f.phase == Phase::kWarmup) {
-      f.phase = Phase::kSteady;
+    // Before a later window's first step, or (a window kept whole) after
+    // its last: work of the job that the whole trace would place in the
+    // main phase's steps if training goes on after this window, else in
+    // its teardown. Which, analysis() knows: kept apart until then.
+    const bool before = !first && f.phase == Phase::kWarmup, after = !last && f.phase == Phase::kTeardown;
+    if (before && main_steps) {
+      f.phase = Phase::kSteady;  // training goes on in this very window
       f.phase_index = phases_.empty() ? -1 : 0;
+      f.step_counts.clear();
+    } else if (before || after) {
+      f.phase = Phase::kTeardown;
+      f.phase_index = kUndecidedBase - static_cast<int>(windows_);
       f.step_counts.clear();
     } else if (f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < phase_map.size()) {
       f.phase_index = phase_map[static_cast<size_t>(f.phase_index)];
     } else if (f.phase == Phase::kSteady) {
       f.phase_index = -1;
-    }
-    // A window cut at its last step has no teardown (re-analysed without
-    // it); what one without steps (or cut short, kept whole) places there
-    // by time is not the job's teardown unless the window is the last.
-    if (!last && f.phase == Phase::kTeardown) {
-      f.phase = Phase::kSteady;
-      f.phase_index = phases_.empty() ? -1 : 0;
-      f.step_counts.clear();
     }
     const SiteKey key{static_cast<int>(f.category), static_cast<int>(f.phase), f.phase_index, f.stack_id,
                       f.waiter_stack_id, f.api_sequence, static_cast<int>(f.cause)};
@@ -215,6 +230,14 @@ Analysis WindowedAnalysis::analysis() const {
   std::vector<double> severity_sum;
   for (size_t i = 0; i < findings_.size(); ++i) {
     Finding f = findings_[i];
+    if (f.phase_index <= kUndecidedBase) {
+      // At a window's edge without main-phase steps: inside the main
+      // phase if a later window has its steps, else the run's teardown.
+      const size_t window = static_cast<size_t>(kUndecidedBase - f.phase_index);
+      const bool inside = last_main_window_ > window && !phases_.empty();
+      f.phase = inside ? Phase::kSteady : Phase::kTeardown;
+      f.phase_index = inside ? 0 : -1;
+    }
     if (f.phase_index >= 0) {
       const int to = phase_to[static_cast<size_t>(f.phase_index)];
       const bool dropped = f.phase_index > 0 && to == 0;

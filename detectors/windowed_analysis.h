@@ -59,6 +59,7 @@ class WindowedAnalysis {
 
   StepOptions options_;
   size_t windows_ = 0;
+  size_t last_main_window_ = 0;  // the last window (1-based) with steps of the main phase
   std::vector<Event> carry_;
   // The whole so far.
   StepInfo steps_;

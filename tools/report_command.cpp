@@ -107,18 +107,38 @@ absl::StatusOr<ReadTrace> read_for_report(const std::string& file, const ReportS
   std::vector<Event> window;
   Event first{}, last{};
   bool any = false;
+  // One window is held back until the next is read: a short last one (the
+  // run's end, an evaluation after training) is analysed with it, so that
+  // it is not a trace of its own without the training's steps.
+  std::vector<Event> held;
+  bool holding = false;
+  auto analyse = [&](std::vector<Event> events, bool final_window) {
+    windows.add(s.tables(), std::move(events), final_window);
+    if (long_read) spdlog::info("analysed window {} ({} events carried over)", windows.windows(), windows.carried());
+  };
   while (s.next(per_window, &window)) {
     if (!any) first = window.front();
     for (const Event& e : window) {
       if (!any || e.end_ns > last.end_ns) last = e;
       any = true;
     }
-    const bool final_window = s.done();
-    windows.add(s.tables(), std::move(window), final_window);
+    if (holding && s.done() && window.size() < per_window / 2) {
+      held.insert(held.end(), window.begin(), window.end());
+      analyse(std::move(held), /*final_window=*/true);
+      holding = false;
+      continue;
+    }
+    if (holding) analyse(std::move(held), /*final_window=*/false);
+    held = std::move(window);
     window.clear();
-    if (long_read) spdlog::info("analysed window {} ({} events carried over)", windows.windows(), windows.carried());
+    holding = true;
+    if (s.done()) {
+      analyse(std::move(held), /*final_window=*/true);
+      holding = false;
+    }
   }
-  if (windows.carried() > 0) windows.add(s.tables(), {}, /*last=*/true);  // the last window came out early
+  if (holding) analyse(std::move(held), /*final_window=*/true);  // the file's last events came out early
+  if (windows.carried() > 0) windows.add(s.tables(), {}, /*last=*/true);
   out.trace = std::move(s.tables());
   out.trace.events.clear();
   if (any) out.trace.events = {first, last};
