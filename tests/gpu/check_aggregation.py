@@ -14,6 +14,9 @@ few of the small examples recorded twice, `--detail full` and the default
   folded     the aggregated trace reported again folded, as a trace past
              SYNCSCOPE_FOLD_ABOVE_CALLS is (0 here: fold whatever can be),
              gives the same steps and findings as `--detail full`
+  windows    the aggregated trace read and analysed in windows of 20,000
+             events, as a trace past SYNCSCOPE_WINDOW_EVENTS is: the same
+             phases and findings as read whole
 
     tests/gpu/check_aggregation.py BUNDLE_DIR [OUT_DIR]
 
@@ -68,14 +71,17 @@ def record(name, detail):
     return procs[0] if procs else {}, size
 
 
-def report_folded(name):
-    """The aggregated trace reported again, folded (each run one event)."""
+def report_folded(name, how="folded"):
+    """The aggregated trace reported again, folded (each run one event), or
+    read and analysed in windows of 20,000 events as a trace past
+    SYNCSCOPE_WINDOW_EVENTS is (several windows even for these short runs)."""
     traces = os.path.join(out, f"t-{name}-aggregated")
-    report = os.path.join(out, f"{name}-folded.json")
-    env = dict(os.environ, SYNCSCOPE_FOLD_ABOVE_CALLS="0")
+    report = os.path.join(out, f"{name}-{how}.json")
+    env = dict(os.environ, SYNCSCOPE_FOLD_ABOVE_CALLS="0") if how == "folded" else \
+        dict(os.environ, SYNCSCOPE_WINDOW_EVENTS="20000")
     p = subprocess.run([SYNCSCOPE, "report", "--format", "text", "--format", "json=" + report, traces],
                        capture_output=True, text=True, timeout=300, env=env)
-    with open(os.path.join(out, f"{name}-folded.txt"), "w") as f:
+    with open(os.path.join(out, f"{name}-{how}.txt"), "w") as f:
         f.write(p.stdout + p.stderr)
     r = json.load(open(report)) if os.path.exists(report) else {"processes": []}
     procs = [x for x in r["processes"] if x.get("launches", 0) > 0]
@@ -156,6 +162,12 @@ for name in PROGRAM_OF:
     same_folded = same_folded and same_phases(refolded, full, same_program)
     check(f"{name}: folded", same_folded,
           f"{phases(refolded)}, {len(identities(refolded))} steady findings read folded" + (f"; {note}" if note else ""))
+    windowed = report_folded(name, "windowed")
+    same_windowed, note = same_findings(windowed, folded) if windowed else (False, "no report")
+    same_windowed = same_windowed and phases(windowed) == phases(folded)
+    check(f"{name}: windows", same_windowed,
+          f"{windowed.get('read_in_windows')} windows: {phases(windowed)}, {len(identities(windowed))} steady findings"
+          + (f"; {note}" if note else ""))
     check(f"{name}: size", (0 < folded_size < full_size) if not short else
           abs(folded_size - full_size) <= 0.05 * full_size,
           f"{folded_size / 1e6:.2f} MB aggregated, {full_size / 1e6:.2f} MB full "
