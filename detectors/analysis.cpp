@@ -72,24 +72,30 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
     if ((x.phase == Phase::kSteady) != (y.phase == Phase::kSteady)) return x.phase == Phase::kSteady;
     return x.severity > y.severity;
   });
-  for (const Finding& f : a.findings) {
-    // Host time lost: syncs, plus pageable copies that were meant to be async
-    // (synchronous pageable copies are already counted as syncs).
-    bool counts = f.category == Category::kHiddenSync ||
-                  (f.category == Category::kPageableCopy && f.cause == Cause::kAsyncRequested);
-    if (f.phase == Phase::kSteady && counts) a.blocked_ns_per_step += f.blocked_ns_per_step;
-    if (!counts || f.phase_index < 0) continue;
+  add_blocked_time(&a);
+  return a;
+}
+
+bool counts_as_blocked(const Finding& f) {
+  return f.category == Category::kHiddenSync ||
+         (f.category == Category::kPageableCopy && f.cause == Cause::kAsyncRequested);
+}
+
+void add_blocked_time(Analysis* a) {
+  for (const Finding& f : a->findings) {
+    if (!counts_as_blocked(f)) continue;
+    if (f.phase == Phase::kSteady) a->blocked_ns_per_step += f.blocked_ns_per_step;
+    if (f.phase_index < 0) continue;
     for (const FindingStepCount& s : f.step_counts) {
-      auto it = std::lower_bound(a.step_figures.begin(), a.step_figures.end(), std::make_pair(f.phase_index, s.step),
+      auto it = std::lower_bound(a->step_figures.begin(), a->step_figures.end(), std::make_pair(f.phase_index, s.step),
                                  [](const StepFigures& x, std::pair<int, uint32_t> key) {
                                    return std::make_pair(int{x.window.phase_index}, x.window.step) < key;
                                  });
-      if (it != a.step_figures.end() && it->window.phase_index == f.phase_index && it->window.step == s.step) {
+      if (it != a->step_figures.end() && it->window.phase_index == f.phase_index && it->window.step == s.step) {
         it->host_blocked_ns += s.blocked_ns;
       }
     }
   }
-  return a;
 }
 
 const GpuPhaseFigures* Analysis::gpu_for_phase(size_t index) const {

@@ -37,4 +37,11 @@ struct Analysis {
 
 Analysis analyze(const ProcessTrace& trace, const StepOptions& options = {});
 
+// Host time lost: syncs, plus pageable copies that were meant to be async
+// (synchronous pageable copies are already counted as syncs).
+bool counts_as_blocked(const Finding& f);
+// Adds the steady findings' lost host time to blocked_ns_per_step, and each
+// finding's steps' to its step figures (sorted by phase, then step).
+void add_blocked_time(Analysis* a);
+
 }  // namespace syncscope

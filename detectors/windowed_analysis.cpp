@@ -16,11 +16,6 @@ constexpr int kUndecidedBase = -2;
 // (detectors/segmentation.cpp, kMinPhaseShare).
 constexpr double kMinPhaseShare = 0.01;
 
-bool counts_as_blocked(const Finding& f) {
-  return f.category == Category::kHiddenSync ||
-         (f.category == Category::kPageableCopy && f.cause == Cause::kAsyncRequested);
-}
-
 // Adds `f`'s counts and times to `into`, the same site's finding.
 void add_to(Finding& into, const Finding& f) {
   into.count += f.count;
@@ -284,9 +279,6 @@ Analysis WindowedAnalysis::analysis() const {
     if ((x.phase == Phase::kSteady) != (y.phase == Phase::kSteady)) return x.phase == Phase::kSteady;
     return x.severity > y.severity;
   });
-  for (const Finding& f : a.findings) {
-    if (f.phase == Phase::kSteady && counts_as_blocked(f)) a.blocked_ns_per_step += f.blocked_ns_per_step;
-  }
   for (const StepFigures& figures : step_figures_) {
     const size_t p = static_cast<size_t>(figures.window.phase_index);
     if (p > 0 && phase_to[p] == 0) continue;  // a phase that is no more
@@ -297,18 +289,7 @@ Analysis WindowedAnalysis::analysis() const {
     return std::make_pair(int{x.window.phase_index}, x.window.step) <
            std::make_pair(int{y.window.phase_index}, y.window.step);
   });
-  for (const Finding& f : a.findings) {
-    if (!counts_as_blocked(f) || f.phase_index < 0) continue;
-    for (const FindingStepCount& s : f.step_counts) {
-      auto it = std::lower_bound(a.step_figures.begin(), a.step_figures.end(), std::make_pair(f.phase_index, s.step),
-                                 [](const StepFigures& x, std::pair<int, uint32_t> key) {
-                                   return std::make_pair(int{x.window.phase_index}, x.window.step) < key;
-                                 });
-      if (it != a.step_figures.end() && it->window.phase_index == f.phase_index && it->window.step == s.step) {
-        it->host_blocked_ns += s.blocked_ns;
-      }
-    }
-  }
+  add_blocked_time(&a);
   return a;
 }
 

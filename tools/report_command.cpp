@@ -33,13 +33,17 @@ constexpr size_t kProgressEvents = 20000000;
 // 0.7 GB here. SYNCSCOPE_FOLD_ABOVE_CALLS sets it (0: fold every trace).
 constexpr uint64_t kFoldAboveCalls = 8000000;
 
-uint64_t fold_above_calls() {
-  const char* value = std::getenv("SYNCSCOPE_FOLD_ABOVE_CALLS");
-  if (value == nullptr || *value == 0) return kFoldAboveCalls;
+// A count from the environment; `fallback` when unset, not a number, or 0
+// where 0 means nothing.
+uint64_t env_count(const char* name, uint64_t fallback, bool zero_allowed) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == 0) return fallback;
   char* end = nullptr;
   const unsigned long long n = std::strtoull(value, &end, 10);
-  return end != nullptr && *end == 0 ? n : kFoldAboveCalls;
+  return end != nullptr && *end == 0 && (n > 0 || zero_allowed) ? n : fallback;
 }
+
+uint64_t fold_above_calls() { return env_count("SYNCSCOPE_FOLD_ABOVE_CALLS", kFoldAboveCalls, true); }
 
 // A trace whose events (read folded) number more than this is read and
 // analysed in windows of this many (trace/trace_stream.h,
@@ -48,13 +52,7 @@ uint64_t fold_above_calls() {
 // SYNCSCOPE_WINDOW_EVENTS sets it.
 constexpr uint64_t kWindowEvents = 1000000;
 
-uint64_t window_events() {
-  const char* value = std::getenv("SYNCSCOPE_WINDOW_EVENTS");
-  if (value == nullptr || *value == 0) return kWindowEvents;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(value, &end, 10);
-  return end != nullptr && *end == 0 && n > 0 ? n : kWindowEvents;
-}
+uint64_t window_events() { return env_count("SYNCSCOPE_WINDOW_EVENTS", kWindowEvents, false); }
 
 // One trace for the report: read whole, or (too long, no GPU timeline to
 // join, no --between stretch) read and analysed window by window.

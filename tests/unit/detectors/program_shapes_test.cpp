@@ -651,24 +651,29 @@ void expect_windowed_like_whole(const Analysis& whole, const Analysis& win, size
   EXPECT_NEAR(win.blocked_ns_per_step, whole.blocked_ns_per_step, 0.02 * whole.blocked_ns_per_step);
 }
 
-TEST(WindowedAnalysis, ALongRunByOptimizerStepsAddsUpToTheWhole) {
-  const Program p = gpt(true, kBackward, 600);
-  const Analysis whole = analyze(p.trace());
+// The whole analysis of `p` and its windowed one (windows of `per_window`
+// events, at least `min_windows` of them), compared.
+struct WholeAndWindows {
+  Analysis whole, win;
+};
+WholeAndWindows compare_windowed(const Program& p, size_t per_window, size_t min_windows, bool exact) {
+  WholeAndWindows out{analyze(p.trace()), {}};
   size_t windows = 0;
-  const Analysis win = windowed(p.events(), 20000, &windows);
-  EXPECT_GE(windows, 5u);
-  expect_windowed_like_whole(whole, win, windows, /*exact=*/true);
-  EXPECT_EQ(win.phases[0].name, "train");
-  EXPECT_EQ(win.phases[0].steps, whole.phases[0].steps) << "marker steps: none lost at the windows' edges";
+  out.win = windowed(p.events(), per_window, &windows);
+  EXPECT_GE(windows, min_windows);
+  expect_windowed_like_whole(out.whole, out.win, windows, exact);
+  return out;
+}
+
+TEST(WindowedAnalysis, ALongRunByOptimizerStepsAddsUpToTheWhole) {
+  const WholeAndWindows r = compare_windowed(gpt(true, kBackward, 600), 20000, 5, /*exact=*/true);
+  ASSERT_FALSE(r.win.phases.empty());
+  EXPECT_EQ(r.win.phases[0].name, "train");
+  EXPECT_EQ(r.win.phases[0].steps, r.whole.phases[0].steps) << "marker steps: none lost at the windows' edges";
 }
 
 TEST(WindowedAnalysis, ALongRunByItsPatternAddsUpToTheWhole) {
-  const Program p = gpt(false, kMain, 600);
-  const Analysis whole = analyze(p.trace());
-  size_t windows = 0;
-  const Analysis win = windowed(p.events(), 20000, &windows);
-  EXPECT_GE(windows, 5u);
-  expect_windowed_like_whole(whole, win, windows, /*exact=*/false);
+  compare_windowed(gpt(false, kMain, 600), 20000, 5, /*exact=*/false);
 }
 
 // Training, then a final evaluation longer than a window: a window of eval
@@ -677,13 +682,9 @@ TEST(WindowedAnalysis, ALongRunByItsPatternAddsUpToTheWhole) {
 TEST(WindowedAnalysis, AnEvaluationLongerThanAWindowStaysTheEvalPhase) {
   Program p = gpt(true, kBackward, 300);
   p.eval(600, 6);
-  const Analysis whole = analyze(p.trace());
-  size_t windows = 0;
-  const Analysis win = windowed(p.events(), 20000, &windows);
-  ASSERT_EQ(whole.phases.size(), 2u);
-  EXPECT_EQ(whole.phases[1].name, "eval");
-  EXPECT_GE(windows, 3u);
-  expect_windowed_like_whole(whole, win, windows, /*exact=*/false);
+  const WholeAndWindows r = compare_windowed(p, 20000, 3, /*exact=*/false);
+  ASSERT_EQ(r.whole.phases.size(), 2u);
+  EXPECT_EQ(r.whole.phases[1].name, "eval");
 }
 
 // One window: the whole analysis itself.

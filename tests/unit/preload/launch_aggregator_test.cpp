@@ -173,28 +173,18 @@ TEST(LaunchAggregator, AsyncMemsetsJoinRunsWhateverTheirPointer) {
 TEST(LaunchAggregator, AStepMarkerEndsOtherThreadsRunsThere) {
   constexpr uint32_t kMain = 7, kBackward = 8;
   constexpr int kSteps = 40, kPass = 50;
+  Feed feed;  // in time order; split by thread below
+  for (int step = 0; step < kSteps; ++step) {
+    for (int k = 0; k < 20; ++k) feed.call(kLaunchApi, 0x100 + k, kMain, 0, kFlagAsync);  // forward
+    for (int k = 0; k < kPass; ++k) feed.call(kLaunchApi, 0x200 + k % 10, kBackward, 0, kFlagAsync);
+    feed.call(kStepApi, 0, kMain);
+    for (int k = 0; k < 5; ++k) feed.call(kLaunchApi, 0x300 + k, kMain, 0, kFlagAsync);  // optimizer kernels
+  }
   std::vector<Event> main_thread, backward;
   std::vector<uint64_t> markers;
-  uint64_t t = 1000;
-  auto make = [&](uint16_t api, uint64_t kernel, uint32_t tid) {
-    Event e{};
-    e.start_ns = t;
-    e.end_ns = t + 3;
-    e.api = api;
-    e.dst = kernel;
-    e.stream = 0x5000;
-    e.tid = tid;
-    e.device = 0;
-    e.flags = api == kLaunchApi ? kFlagAsync : 0;
-    t += 10;
-    return e;
-  };
-  for (int step = 0; step < kSteps; ++step) {
-    for (int k = 0; k < 20; ++k) main_thread.push_back(make(kLaunchApi, 0x100 + k, kMain));  // forward
-    for (int k = 0; k < kPass; ++k) backward.push_back(make(kLaunchApi, 0x200 + k % 10, kBackward));
-    main_thread.push_back(make(kStepApi, 0, kMain));
-    markers.push_back(main_thread.back().start_ns);
-    for (int k = 0; k < 5; ++k) main_thread.push_back(make(kLaunchApi, 0x300 + k, kMain));  // optimizer kernels
+  for (const Event& e : feed.in) {
+    (e.tid == kMain ? main_thread : backward).push_back(e);
+    if (e.api == kStepApi) markers.push_back(e.start_ns);
   }
   for (bool main_first : {true, false}) {
     SCOPED_TRACE(main_first);
