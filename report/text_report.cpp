@@ -303,8 +303,7 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
   if (trace.read_in_windows > 0) {
     out << "   read and analysed in " << trace.read_in_windows
-        << " windows (too long to hold whole): steps and findings added up over them; a window's edge may shift a "
-           "step\n";
+        << " windows, too long to hold whole (a window's edge may shift a step)\n";
   }
   if (trace.events.empty()) {  // every call was dropped: nothing more to say
     out << "\n";
