@@ -55,10 +55,9 @@ void WindowedAnalysis::add(const ProcessTrace& tables, std::vector<Event> window
   } else {
     view.events.insert(view.events.end(), window.begin(), window.end());
     std::vector<Event>().swap(window);
-    if (!std::is_sorted(view.events.begin(), view.events.end(),
-                        [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; })) {
-      std::stable_sort(view.events.begin(), view.events.end(),
-                       [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
+    // A window's events may start before the carried ones (a thread late to the file).
+    if (!std::is_sorted(view.events.begin(), view.events.end(), starts_before)) {
+      std::stable_sort(view.events.begin(), view.events.end(), starts_before);
     }
   }
   if (view.events.empty()) return;

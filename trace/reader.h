@@ -108,6 +108,9 @@ struct ReadOptions {
   uint64_t fold_above_calls = 0;
 };
 
+// Events in start order: the order of ProcessTrace::events (stable sorts keep file order on ties).
+bool starts_before(const Event& a, const Event& b);
+
 // Reads one trace file. Every complete record is returned even when the file
 // ends mid-record (the process was killed): `complete` is then false and
 // `truncation` says where. A file that is not a syncscope trace, has an

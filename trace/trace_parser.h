@@ -96,6 +96,4 @@ class TraceParser {
 // still far from anything absurd.
 inline constexpr uint32_t kMaxEventSize = 4096;
 
-bool starts_before(const Event& a, const Event& b);
-
 }  // namespace syncscope
