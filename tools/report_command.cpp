@@ -48,7 +48,7 @@ uint64_t fold_above_calls() { return env_count("SYNCSCOPE_FOLD_ABOVE_CALLS", kFo
 // A trace whose events (read folded) number more than this is read and
 // analysed in windows of this many (trace/trace_stream.h,
 // detectors/windowed_analysis.h): about 100 bytes of memory an event while
-// a window is analysed, so ~0.26 GB whatever the trace's length.
+// a window is analysed (and one held back), so ~0.33 GB whatever the trace's length.
 // SYNCSCOPE_WINDOW_EVENTS sets it.
 constexpr uint64_t kWindowEvents = 1000000;
 
@@ -86,18 +86,15 @@ absl::StatusOr<ReadTrace> read_for_report(const std::string& file, const ReportS
         if (e.start_ns >= settings.window->first && e.start_ns <= settings.window->second) kept.push_back(e);
       }
     }
-    std::stable_sort(kept.begin(), kept.end(), [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
+    std::stable_sort(kept.begin(), kept.end(), starts_before);
     out.trace = std::move(s.tables());
     out.trace.events = std::move(kept);
     restrict_to_window(out.trace, settings.window->first, settings.window->second);
     return out;
   }
   if (!too_long || (*stream)->has_gpu_work() || settings.window) {
-    stream->reset();  // its window of the file goes before the whole trace is read
-    absl::StatusOr<ProcessTrace> trace = read_trace_file(file, options);
-    if (!trace.ok()) return trace.status();
-    if (settings.window) restrict_to_window(*trace, settings.window->first, settings.window->second);
-    out.trace = std::move(*trace);
+    out.trace = (*stream)->read_whole();
+    if (settings.window) restrict_to_window(out.trace, settings.window->first, settings.window->second);
     return out;
   }
   TraceStream& s = **stream;
@@ -136,7 +133,6 @@ absl::StatusOr<ReadTrace> read_for_report(const std::string& file, const ReportS
     }
   }
   if (holding) analyse(std::move(held), /*final_window=*/true);  // the file's last events came out early
-  if (windows.carried() > 0) windows.add(s.tables(), {}, /*last=*/true);
   out.trace = std::move(s.tables());
   out.trace.events.clear();
   if (any) out.trace.events = {first, last};
@@ -201,6 +197,7 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
   }
   std::vector<ProcessTrace> traces;
   std::vector<std::shared_ptr<const StreamedAnalysis>> streamed;
+  uint64_t held_events = 0;  // of the traces read whole, kept until the report is made
   std::vector<std::string> unreadable;
   for (const std::string& file : files) {
     // Progress for the long ones (a day-long job's trace): what is read, then how many calls.
@@ -209,9 +206,7 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
     const bool long_read = !size_error && bytes >= kProgressBytes;
     const auto began = std::chrono::steady_clock::now();
     if (long_read) spdlog::info("reading {} ({:.0f} MB)...", file, static_cast<double>(bytes) / 1e6);
-    uint64_t held = 0;
-    for (size_t t = 0; t < traces.size(); ++t) held += streamed[t] ? 0 : traces[t].events.size();
-    absl::StatusOr<ReadTrace> read = read_for_report(file, settings, long_read, held);
+    absl::StatusOr<ReadTrace> read = read_for_report(file, settings, long_read, held_events);
     if (!read.ok()) {
       unreadable.emplace_back(read.status().message());
       continue;
@@ -222,6 +217,7 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(),
                    read->streamed ? ", analysed window by window" : "");
     }
+    if (!read->streamed) held_events += read->trace.events.size();
     traces.push_back(std::move(read->trace));
     streamed.push_back(std::move(read->streamed));
   }

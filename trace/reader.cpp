@@ -7,26 +7,15 @@
 // sequence, so their memory follows the launches the file claims.
 #include "trace/reader.h"
 
-#include "trace/launch_runs.h"
-#include "trace/trace_parser.h"
-#include "trace/byte_source.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstddef>
-#include <cstring>
 #include <filesystem>
-#include <span>
 #include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "trace/gpu_join.h"
+#include "trace/byte_source.h"
+#include "trace/trace_parser.h"
 
 namespace syncscope {
 
@@ -73,24 +62,10 @@ void add_gpu_record(ProcessTrace& trace, const GpuRecord& record) {
 
 namespace {
 
-// Every record of the file, then the events and modules in order and GPU
-// work joined to its calls.
 absl::StatusOr<ProcessTrace> parse_whole(ByteSource& bytes, const std::string& path, const ReadOptions& options) {
   TraceParser parser(bytes, path, options);
   if (absl::Status status = parser.begin(); !status.ok()) return status;
-  ProcessTrace& trace = parser.trace();
-  trace.events.reserve(parser.counted_events());
-  while (parser.next_record()) {
-  }
-  parser.finish();
-  // Usually in order already (keep_sorted); stable_sort would still merge it.
-  if (!std::is_sorted(trace.events.begin(), trace.events.end(), starts_before)) {
-    std::stable_sort(trace.events.begin(), trace.events.end(), starts_before);
-  }
-  std::stable_sort(trace.modules.begin(), trace.modules.end(),
-                   [](const Module& a, const Module& b) { return a.start < b.start; });
-  join_gpu_activity(trace);
-  return std::move(trace);
+  return parser.take_whole();
 }
 
 }  // namespace

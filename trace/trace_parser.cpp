@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "trace/gpu_join.h"
 
 namespace syncscope {
 namespace {
@@ -182,6 +183,21 @@ void TraceParser::finish() {
   if (!have_end_ && trace.truncation.empty()) {
     trace.truncation = "no end record (process killed or still running)";
   }
+  std::stable_sort(trace.modules.begin(), trace.modules.end(),
+                   [](const Module& a, const Module& b) { return a.start < b.start; });
+}
+
+ProcessTrace TraceParser::take_whole() {
+  trace_.events.reserve(counted_events_);
+  while (next_record()) {
+  }
+  finish();
+  // Usually in order already (keep_sorted); stable_sort would still merge it.
+  if (!std::is_sorted(trace_.events.begin(), trace_.events.end(), starts_before)) {
+    std::stable_sort(trace_.events.begin(), trace_.events.end(), starts_before);
+  }
+  join_gpu_activity(trace_);
+  return std::move(trace_);
 }
 
 // Keeps the events read so far in start order as each record adds some.

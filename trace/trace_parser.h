@@ -44,9 +44,12 @@ class TraceParser {
   // sorted_upto()). False once there is none: the end, or damage
   // (trace().truncation then says where).
   bool next_record();
-  // The counts of the end record (or the drops records), `complete` and the
-  // truncation text; after the last next_record().
+  // The counts of the end record (or the drops records), `complete`, the
+  // truncation text, the modules in order; after the last next_record().
   void finish();
+  // Every record (none read yet), then finish(): the trace whole, its
+  // events in order and its GPU work joined to its calls (read_trace_file).
+  ProcessTrace take_whole();
 
   ProcessTrace& trace() { return trace_; }
   const ProcessTrace& trace() const { return trace_; }

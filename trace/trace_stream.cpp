@@ -27,8 +27,6 @@ bool TraceStream::next(size_t max_events, std::vector<Event>* window) {
     if (!parser_.next_record()) {
       records_done_ = true;
       parser_.finish();
-      std::vector<Module>& modules = parser_.trace().modules;
-      std::stable_sort(modules.begin(), modules.end(), [](const Module& a, const Module& b) { return a.start < b.start; });
       break;
     }
     // Read on until a window's worth lies more than kLagNs before the

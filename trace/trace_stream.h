@@ -38,6 +38,10 @@ class TraceStream {
   uint64_t counted_calls() const { return parser_.counted_calls(); }
   bool has_gpu_work() const { return parser_.has_gpu_work(); }
 
+  // The whole trace, as read_trace_file gives it (a trace short enough to
+  // hold, read without opening it again); only before any next().
+  ProcessTrace read_whole() { return parser_.take_whole(); }
+
   // The next window: about `max_events` events (fewer at the end), in start
   // order, replacing *window. False once every event has come out; then
   // tables() is complete (drop counts, truncation).
