@@ -14,6 +14,8 @@ const char* cause_name(Cause cause) {
       return "sync-copy";
     case Cause::kSyncMemset:
       return "sync-memset";
+    case Cause::kCopyThenSync:
+      return "copy-then-sync";
     case Cause::kAsyncRequested:
       return "async-requested";
     case Cause::kSynchronous:

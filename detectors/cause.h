@@ -14,6 +14,9 @@ enum class Cause {
   kImplicitFree,  // cudaFree / cudaFreeHost synchronise the device
   kSyncCopy,      // a synchronous cudaMemcpy
   kSyncMemset,    // a synchronous cudaMemset
+  // a synchronize right after an async host-to-device copy on that stream:
+  // a blocking `.to(device)` (the runtime call is async, PyTorch waits)
+  kCopyThenSync,
   // pageable-copy
   kAsyncRequested,  // asked to be asynchronous
   kSynchronous,     // a synchronous copy

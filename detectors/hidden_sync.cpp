@@ -18,6 +18,9 @@ std::string hint(Cause cause) {
     case Cause::kExplicit:
       return "an explicit synchronize in the loop: remove it, or record a CUDA event and wait for that only where "
              "the result is needed (torch.cuda.Event for timing)";
+    case Cause::kCopyThenSync:
+      return "a blocking copy to the device: the host waits until the copy and all work queued before it are done; "
+             "from pinned memory pass non_blocking=True, from pageable memory pin it first";
     case Cause::kImplicitFree:
       return "cudaFree/cudaFreeHost synchronise the whole device: keep buffers alive (a caching allocator, no "
              "torch.cuda.empty_cache() in the loop)";
@@ -31,8 +34,19 @@ std::string hint(Cause cause) {
   }
 }
 
-bool is_d2h(const Event& e) {
-  return api_family(e.api) == ApiFamily::kCopy && e.direction == static_cast<uint8_t>(Direction::kDeviceToHost);
+bool is_async_copy(const Event* e, Direction direction) {
+  return e != nullptr && api_family(e->api) == ApiFamily::kCopy && e->direction == static_cast<uint8_t>(direction) &&
+         (e->flags & kFlagAsync);
+}
+
+// "cudaMemcpyAsync(H2D)", with " pageable" inside the brackets when the host
+// side is pageable: the report's operation (report/sync_operation.h) reads it.
+std::string copy_text(const Event& copy) {
+  std::string text = with_direction(copy);
+  if (copy.host_mem == static_cast<uint8_t>(HostMem::kPageable) && !text.empty() && text.back() == ')') {
+    text.insert(text.size() - 1, " pageable");
+  }
+  return text;
 }
 
 }  // namespace
@@ -53,12 +67,16 @@ std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const
     const uint64_t ns = e.end_ns - e.start_ns;
     const std::string api(api_name(e.api));
     if (family == ApiFamily::kSync) {
-      bool read_back = before != nullptr && is_d2h(*before) && (before->flags & kFlagAsync) &&
-                       (before->stream == e.stream || e.api == static_cast<uint16_t>(ApiId::cudaDeviceSynchronize) ||
-                        e.api == static_cast<uint16_t>(ApiId::cuCtxSynchronize));
-      if (read_back) {
+      const bool waits_for_before =
+          before != nullptr && (before->stream == e.stream || e.api == static_cast<uint16_t>(ApiId::cudaDeviceSynchronize) ||
+                                e.api == static_cast<uint16_t>(ApiId::cuCtxSynchronize));
+      if (waits_for_before && is_async_copy(before, Direction::kDeviceToHost)) {
         sites.add(e, api, with_direction(*before) + "+" + api, Cause::kReadBack,
                   ns + (before->end_ns - before->start_ns), before->bytes);
+      } else if (waits_for_before && is_async_copy(before, Direction::kHostToDevice)) {
+        // The copy's own time is the pageable-copy detector's when its host
+        // memory is pageable; the wait is this finding's.
+        sites.add(e, api, copy_text(*before) + "+" + api, Cause::kCopyThenSync, ns, before->bytes);
       } else {
         sites.add(e, api, api, Cause::kExplicit, ns, 0);
       }
@@ -66,7 +84,7 @@ std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const
       sites.add(e, api, api, Cause::kImplicitFree, ns, 0);
     } else if (family == ApiFamily::kCopy && !(e.flags & kFlagAsync) &&
                e.direction != static_cast<uint8_t>(Direction::kHostToHost)) {
-      sites.add(e, api, with_direction(e), Cause::kSyncCopy, ns, e.bytes);
+      sites.add(e, api, copy_text(e), Cause::kSyncCopy, ns, e.bytes);
     } else if (family == ApiFamily::kMemset && !(e.flags & kFlagAsync)) {
       sites.add(e, api, api, Cause::kSyncMemset, ns, e.bytes);
     }

@@ -3,14 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "detectors/finding_merge.h"
+
 namespace syncscope {
-namespace {
-
-// A site seen in fewer than this share of its phase's steps is periodic (or
-// occasional): its spacing is reported ("every 10 steps").
-constexpr double kPeriodicShare = 0.6;
-
-}  // namespace
 
 void SiteAggregator::add(const Event& anchor, const std::string& api, const std::string& sequence, Cause cause,
                          uint64_t blocked_ns, uint64_t bytes, uint64_t calls) {
@@ -74,12 +69,7 @@ void SiteAggregator::complete(Finding& f) const {
     const std::vector<FindingStepCount>& steps = f.step_counts;
     f.steps_with = steps.size();
     // Periodic: the median spacing of the steps it occurred in.
-    if (steps.size() >= 2 && static_cast<double>(steps.size()) < kPeriodicShare * n) {
-      std::vector<uint32_t> gaps;
-      for (size_t k = 1; k < steps.size(); ++k) gaps.push_back(steps[k].step - steps[k - 1].step);
-      std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
-      f.every_n_steps = gaps[gaps.size() / 2];
-    }
+    f.every_n_steps = periodic_every(steps, f.steps_with, phase->steps);
   }
   // Severity: the share of step time lost; without steps, of the steady run.
   double span = static_cast<double>(

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "detectors/finding_merge.h"
+
 namespace syncscope {
 namespace {
 
-// A site seen in fewer than this share of its phase's steps is periodic
-// (detectors/site_aggregator.cpp): its spacing is reported.
-constexpr double kPeriodicShare = 0.6;
 // Findings at the edge of a window without main-phase steps, until
 // analysis() decides: phase_index kUndecidedBase - the window's number.
 constexpr int kUndecidedBase = -2;
@@ -30,16 +29,6 @@ void add_to(Finding& into, const Finding& f) {
     if (into.occurrences.size() >= kMaxFindingOccurrences) break;
     into.occurrences.push_back(o);
   }
-}
-
-// The median spacing of the steps a site occurred in (as site_aggregator.cpp
-// reckons it), from the steps kept; 0 when too few.
-uint64_t median_gap(const std::vector<FindingStepCount>& steps) {
-  if (steps.size() < 2) return 0;
-  std::vector<uint32_t> gaps;
-  for (size_t k = 1; k < steps.size(); ++k) gaps.push_back(steps[k].step - steps[k - 1].step);
-  std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
-  return gaps[gaps.size() / 2];
 }
 
 }  // namespace
@@ -268,11 +257,7 @@ Analysis WindowedAnalysis::analysis() const {
     f.step_share = step_ns > 0 ? f.blocked_ns_per_step / step_ns : 0;
     // Periodic: the median spacing of the steps kept, else spaced evenly
     // over every window's steps.
-    const bool periodic = f.steps_with >= 2 && static_cast<double>(f.steps_with) < kPeriodicShare * n;
-    const uint64_t gap = median_gap(f.step_counts);
-    f.every_n_steps = !periodic ? 0
-                      : gap > 0 ? gap
-                                : static_cast<uint64_t>(std::llround(n / static_cast<double>(f.steps_with)));
+    f.every_n_steps = periodic_every(f.step_counts, f.steps_with, phase->steps);
   }
   std::stable_sort(a.findings.begin(), a.findings.end(), [](const Finding& x, const Finding& y) {
     if ((x.phase == Phase::kSteady) != (y.phase == Phase::kSteady)) return x.phase == Phase::kSteady;

@@ -43,7 +43,10 @@ FindingIdentity make_identity(const std::string& category, const std::string& fi
 
 FindingIdentity identity_from_json(const nlohmann::json& finding) {
   std::string category = string_field(finding, "category");
-  auto user = finding.find("user_frame");
+  // The line that syncs identifies the site (report/report_model.cpp);
+  // documents written before it existed have the user's line only.
+  auto user = finding.find("sync_frame");
+  if (user == finding.end() || !user->is_object()) user = finding.find("user_frame");
   if (user == finding.end() || !user->is_object()) {
     return make_identity(category, "", 0, string_field(finding, "api_sequence"), "");
   }

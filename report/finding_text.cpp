@@ -1,7 +1,9 @@
 #include "report/finding_text.h"
 
+#include <cmath>
 #include <cstdio>
 
+#include "report/source_paths.h"
 #include "report/units.h"
 
 namespace syncscope {
@@ -41,6 +43,14 @@ bool category_fails(const Report& report, const ProcessReport& process, Category
 
 std::string finding_where(const ReportedFinding& finding) {
   const SiteFrames& site = finding.site;
+  if (site.sync_in_library()) {
+    std::string where = display_source_path(site.sync.file, "") + ":" + std::to_string(site.sync.line) + " in " +
+                        site.sync.function + " (" + site.sync.library + ")";
+    if (site.has_user && site.user.python) {
+      where += ", reached from " + site.user.file + ":" + std::to_string(site.user.line) + " in " + site.user.function;
+    }
+    return where;
+  }
   if (site.has_user && site.user.python) {
     return site.user.file + ":" + std::to_string(site.user.line) + " in " + site.user.function;
   }
@@ -50,12 +60,22 @@ std::string finding_where(const ReportedFinding& finding) {
   return "unknown site";
 }
 
+std::string burst_text(const Finding& f) {
+  if (f.every_n_steps <= 1 || f.steps_with == 0) return "";
+  const double per_burst = static_cast<double>(f.count) / static_cast<double>(f.steps_with);
+  const long long calls = std::llround(per_burst);
+  char buffer[96];
+  std::snprintf(buffer, sizeof(buffer), "%s%lld %s every %llu steps",
+                std::fabs(per_burst - static_cast<double>(calls)) > 0.05 ? "~" : "", calls, calls == 1 ? "call" : "calls",
+                static_cast<unsigned long long>(f.every_n_steps));
+  return buffer;
+}
+
 std::string per_step_text(const Finding& f) {
   if (f.per_step <= 0) return "";
   char buffer[96];
-  if (f.every_n_steps > 1) {
-    std::snprintf(buffer, sizeof(buffer), "every %llu steps (%.2f per step)",
-                  static_cast<unsigned long long>(f.every_n_steps), f.per_step);
+  if (f.every_n_steps > 1 && f.steps_with > 0) {
+    return burst_text(f);
   } else {
     std::snprintf(buffer, sizeof(buffer), "%.2f per step", f.per_step);
   }
@@ -92,6 +112,7 @@ std::string gpu_cost_text(const Finding& f) {
 std::string finding_summary(const ReportedFinding& finding) {
   const Finding& f = finding.finding;
   std::string out = f.api_sequence + ": " + std::to_string(f.count) + (f.count == 1 ? " call" : " calls");
+  if (finding.operation != Operation::kUnknown) out = std::string(operation_label(finding.operation)) + ", " + out;
   if (f.per_step > 0) {
     char buffer[160];
     std::snprintf(buffer, sizeof(buffer), ", %s host blocked per step (%s of step time)",

@@ -20,11 +20,17 @@ const char* level_name(FindingLevel level);  // "error", "warning", "note"
 // when a gate is set, else any counted finding.
 bool category_fails(const Report& report, const ProcessReport& process, Category category);
 
-// "train.py:42 in step" / "read_loss_value (hidden_sync_loop)" / "unknown site".
+// "train.py:42 in step" / "read_loss_value (hidden_sync_loop)" / "unknown site";
+// a library's line that syncs, with the user's line that reached it:
+// "transformers/trainer.py:1847 in _inner_training_loop (transformers),
+// reached from train.py:20 in <module>".
 std::string finding_where(const ReportedFinding& finding);
 // How often per step: "1.00 per step", or for a site that recurs every N
-// steps "every 10 steps (0.10 per step)"; "" when steps are unknown.
+// steps burst_text(); "" when steps are unknown.
 std::string per_step_text(const Finding& finding);
+// A site that recurs every N steps, by its bursts: "~513 calls every 500
+// steps" (calls per step it occurred in); "" for any other site.
+std::string burst_text(const Finding& finding);
 // "host blocked per step (12% of step time)" figures: "12%", "<1%" for a
 // share too small to round to 1% (rather than a misleading "0%").
 std::string step_share_text(double share);

@@ -46,6 +46,8 @@ std::string findings_github(const Report& report, const std::string& workspace) 
     std::string cwd = p.trace->info(info_key::kCwd);
     for (const ReportedFinding& f : p.findings) {
       // Only what counts: known and suppressed findings stay off the diff.
+      // Annotated on the user's line (a library's file is not in the diff); the
+      // message names the library's line that syncs (finding_where).
       if (!f.counted) continue;
       const Finding& finding = f.finding;
       std::string properties;

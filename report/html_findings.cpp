@@ -94,13 +94,20 @@ std::string card(const ProcessReport& process, const ReportedFinding& r, int ran
   const PhaseInfo* phase = finding_phase(process, f);
   std::string out = "<li class=\"finding\"><div class=\"head\"><span class=\"rank\">#" + std::to_string(rank) +
                     "</span> <span class=\"cat cat-" + category + "\">" + category + "</span> <code class=\"where\">" +
-                    html_escape(user_location(r.site, process.trace->info(info_key::kCwd))) + "</code>";
-  const std::string text = user_text(r.site);
+                    html_escape(sync_location(r.site, process.trace->info(info_key::kCwd))) + "</code>";
+  const std::string text = sync_text(r.site);
   if (!text.empty()) out += " <code class=\"src\">" + html_escape(text) + "</code>";
+  if (r.site.sync_in_library()) out += " <span class=\"tag\">" + html_escape(r.site.sync.library) + "</span>";
   if (phase && process.analysis.phases.size() > 1)
     out += " <span class=\"tag\">" + html_escape(phase->name) + "</span>";
   if (r.known) out += " <span class=\"tag\">in baseline</span>";
-  out += "</div>" + figures(process, f) + step_strip(process, f);
+  out += "</div>";
+  const std::string from = reached_from(r.site, process.trace->info(info_key::kCwd));
+  if (!from.empty()) out += "<p class=\"from\">reached from <code>" + html_escape(from) + "</code></p>";
+  if (r.operation != Operation::kUnknown) {
+    out += "<p class=\"op\">made by: " + html_escape(operation_label(r.operation)) + "</p>";
+  }
+  out += figures(process, f) + step_strip(process, f);
   if (!f.hint.empty()) out += "<p class=\"hint\"><b>hint:</b> " + html_escape(f.hint) + "</p>";
   return out + stack(process, r) + "</li>";
 }
@@ -114,7 +121,7 @@ std::string outside_table(const ProcessReport& process) {
     ++shown;
     const Finding& f = r.finding;
     rows += "<tr><td>" + std::string(phase_name(f.phase)) + "</td><td>" + category_name(f.category) +
-            "</td><td><code>" + html_escape(user_location(r.site, process.trace->info(info_key::kCwd))) +
+            "</td><td><code>" + html_escape(sync_location(r.site, process.trace->info(info_key::kCwd))) +
             "</code></td><td>" + html_escape(f.api_sequence) + "</td><td class=\"num\">" + std::to_string(f.count) +
             "</td><td class=\"num\">" + html_escape(format_duration(f.host_blocked_ns)) + "</td></tr>";
   }

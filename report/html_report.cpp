@@ -40,7 +40,7 @@ li.finding{border:1px solid #e0e0e0;border-radius:4px;padding:8px 12px;margin:0 
 .cat-allocator-churn{color:#8e24aa}.cat-default-stream{color:#1565c0}.cat-pageable-copy{color:#ef6c00}
 code.where{font-weight:bold}code.src{color:#37474f;background:#f5f5f5;padding:1px 4px}
 .tag{font-size:12px;background:#eceff1;border-radius:3px;padding:1px 6px}
-.figures,.gpu,.hint{margin:4px 0}.gpu{color:#2e7d32}
+.figures,.gpu,.hint,.from,.op{margin:4px 0}.gpu{color:#2e7d32}.from,.op{color:#555}
 .strip-row{display:flex;align-items:center;gap:8px;margin:4px 0}.label{color:#757575;font-size:12px}
 svg.chart{display:block;font-size:11px;fill:#424242}svg .grid{stroke:#e0e0e0}
 svg .strip{fill:#fafafa;stroke:#e0e0e0}svg .line{fill:none;stroke:#1565c0;stroke-width:1.5}

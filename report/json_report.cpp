@@ -73,6 +73,21 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
     // which ran on a thread without Python.
     user["attributed"] = site.user_from_waiter ? "waiter" : "site";
   }
+  nlohmann::json sync = nullptr;
+  if (site.has_sync) {
+    sync = user_frame_json(site.sync);
+    sync["library"] = site.sync.library.empty() ? nlohmann::json(nullptr) : nlohmann::json(site.sync.library);
+    sync["attributed"] = site.user_from_waiter ? "waiter" : "site";
+  }
+  nlohmann::json known = nullptr;
+  if (r.known_site != nullptr) {
+    nlohmann::json checked = nlohmann::json::object();
+    for (const auto& [package, version] : r.known_site->checked) checked[package] = version;
+    known = {{"id", r.known_site->id},
+             {"library", r.known_site->library},
+             {"fix", r.known_site->fix},
+             {"checked", checked}};
+  }
   nlohmann::json waiter = nullptr;
   if (f.waiter_stack_id != 0 || f.waiter_tid != 0) {
     waiter = {
@@ -102,6 +117,10 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"api", f.api},
       {"api_sequence", f.api_sequence},
       {"cause", cause_name(f.cause)},
+      {"operation", operation_name(r.operation)},
+      {"known_site", known},
+      {"merged", r.merged},
+      {"minor", r.minor},
       {"count", f.count},
       {"per_step", f.per_step},
       {"host_blocked_us", static_cast<double>(f.host_blocked_ns) / 1e3},
@@ -111,6 +130,7 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"severity", f.severity},
       {"thread", {{"tid", f.tid}, {"name", thread_name(trace, f.tid)}}},
       {"site", {{"python", python_json(site.python)}, {"native", native}}},
+      {"sync_frame", sync},
       {"user_frame", user},
       {"waiter", waiter},
       {"fingerprint", r.fingerprint},

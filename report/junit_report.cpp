@@ -18,7 +18,8 @@ std::string findings_text(const ProcessReport& p, Category c, bool counted_only)
     std::string state = f.suppressed_by >= 0 ? " [suppressed]" : f.known ? " [in baseline]" : "";
     out += std::string(category_name(c)) + " at " + finding_where(f) + state + " (" + phase_name(f.finding.phase) +
            "): " + finding_summary(f) + "\n";
-    if (!f.site.user.source.empty()) out += "    | " + f.site.user.source + "\n";
+    const std::string& source = f.site.has_sync ? f.site.sync.source : f.site.user.source;
+    if (!source.empty()) out += "    | " + source + "\n";
   }
   return out;
 }

@@ -365,12 +365,16 @@ json Writer::finding_args(size_t process, size_t index) const {
                {"cause", cause_name(f.cause)},
                {"count", f.count},
                {"host_blocked_us", static_cast<double>(f.host_blocked_ns) / 1e3},
-               {"where", user_location(r.site, p.trace->info(info_key::kCwd))},
+               {"where", sync_location(r.site, p.trace->info(info_key::kCwd))},
+               {"operation", operation_name(r.operation)},
                {"native", native_lines(r.site, kFindingFrames)},
                {"hint", f.hint}};
   if (phase != nullptr) args["phase_name"] = phase->name;
-  if (!user_text(r.site).empty()) args["source"] = user_text(r.site);
-  if (r.site.has_user && r.site.user.python) args["function"] = r.site.user.function;
+  if (!sync_text(r.site).empty()) args["source"] = sync_text(r.site);
+  if (r.site.has_sync) args["function"] = r.site.sync.function;
+  else if (r.site.has_user && r.site.user.python) args["function"] = r.site.user.function;
+  const std::string from = reached_from(r.site, p.trace->info(info_key::kCwd));
+  if (!from.empty()) args["reached_from"] = from;
   if (f.per_step > 0) {
     args["per_step"] = f.per_step;
     args["host_blocked_us_per_step"] = f.blocked_ns_per_step / 1e3;
@@ -419,7 +423,7 @@ json Writer::render_item(const Item& item) {
       {"ph", "i"},
       {"s", "p"},
       {"cat", "finding"},
-      {"name", std::string(category_name(r.finding.category)) + " " + user_location(r.site, t.info(info_key::kCwd))},
+      {"name", std::string(category_name(r.finding.category)) + " " + sync_location(r.site, t.info(info_key::kCwd))},
       {"pid", pid},
       {"tid", r.finding.tid},  // process-scoped: the tid only says which thread called
       {"ts", us(item.ns)},

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "detectors/finding.h"
+#include "detectors/finding_merge.h"
 #include "report/dropped_events_text.h"
 #include "report/units.h"
 #include "trace/process_info_keys.h"
@@ -28,23 +29,104 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The site's identity for baselines and fingerprints: the line that syncs
+// (in the user's own loop the user's line), so that findings at different
+// library lines reached from one user line stay apart.
+FindingIdentity site_identity(const Finding& f, const SiteFrames& site) {
+  if (site.has_sync) {
+    return make_identity(category_name(f.category), site.sync.file, site.sync.line, site.sync.function,
+                         site.sync.source);
+  }
+  if (site.has_user) {
+    return make_identity(category_name(f.category), site.user.file, site.user.line, site.user.function,
+                         site.user.source);
+  }
+  return make_identity(category_name(f.category), "", 0, f.api_sequence, "");
+}
+
 ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symbolizer& symbolizer,
-                               const ReportPolicy& policy) {
+                               const ReportOptions& options) {
+  const ReportPolicy& policy = options.policy;
   ReportedFinding r;
   r.finding = f;
-  r.site = finding_site_frames(trace, f, symbolizer);
-  if (r.site.has_user) {
-    r.identity = make_identity(category_name(f.category), r.site.user.file, r.site.user.line, r.site.user.function,
-                               r.site.user.source);
-  } else {
-    r.identity = make_identity(category_name(f.category), "", 0, f.api_sequence, "");
+  r.site = finding_site_frames(trace, f, symbolizer, options.code);
+  r.operation = classify_operation(f, r.site);
+  r.known_site = match_known_site(known_sites(), r.site, r.operation);
+  if (r.known_site != nullptr) {
+    r.finding.hint = r.known_site->fix;
+  } else if (std::string hint = operation_hint(r.operation); !hint.empty()) {
+    r.finding.hint = std::move(hint);
   }
+  r.identity = site_identity(f, r.site);
   r.fingerprint = fingerprint(r.identity);
   r.suppressed_by = find_suppression(policy.suppressions, f.category, site_match_strings(r.site));
   r.known = policy.baseline && policy.baseline->contains(r.identity);
   bool in_phase = f.phase == Phase::kSteady || policy.gate.include_warmup;
   r.counted = in_phase && r.suppressed_by < 0 && !r.known;
   return r;
+}
+
+// What findings merge on: category, phase, the line that syncs (else the
+// user's line) and the operation. "" for a site without either line: its
+// stack is all there is to tell it apart.
+std::string merge_key(const ReportedFinding& r) {
+  const SiteFrames& site = r.site;
+  std::string where;
+  if (site.has_sync) {
+    where = site.sync.file + ":" + std::to_string(site.sync.line);
+  } else if (site.has_user) {
+    where = site.user.file + ":" + std::to_string(site.user.line) + ":" + site.user.function;
+  } else {
+    return "";
+  }
+  const Finding& f = r.finding;
+  return std::string(category_name(f.category)) + "|" + phase_name(f.phase) + "|" + std::to_string(f.phase_index) +
+         "|" + where + "|" + operation_name(r.operation);
+}
+
+// Findings of one sync line, operation and phase become one: different
+// native stacks below one line (cuDNN's choices, autograd's thread) are one
+// thing for the user to fix. The most severe keeps its site.
+void merge_same_lines(const Analysis& analysis, std::vector<ReportedFinding>* findings) {
+  std::vector<ReportedFinding> out;
+  std::map<std::string, size_t> index_of;
+  for (ReportedFinding& r : *findings) {
+    const std::string key = merge_key(r);
+    auto [it, added] = key.empty() ? std::make_pair(index_of.end(), true) : index_of.emplace(key, out.size());
+    if (added) {
+      out.push_back(std::move(r));
+      continue;
+    }
+    ReportedFinding& into = out[it->second];
+    const Finding& f = r.finding;
+    const uint64_t steps = f.phase == Phase::kSteady && f.phase_index >= 0 &&
+                                   static_cast<size_t>(f.phase_index) < analysis.phases.size()
+                               ? analysis.phases[static_cast<size_t>(f.phase_index)].steps
+                               : 0;
+    merge_finding(into.finding, f, steps);
+    into.merged += r.merged;
+    // A suppressed or known part does not hide the rest.
+    into.counted = into.counted || r.counted;
+    if (into.finding.api_sequence.find(f.api_sequence) == std::string::npos) {
+      into.finding.api_sequence += ", " + f.api_sequence;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ReportedFinding& x, const ReportedFinding& y) {
+    const bool xs = x.finding.phase == Phase::kSteady, ys = y.finding.phase == Phase::kSteady;
+    if (xs != ys) return xs;
+    return x.finding.severity > y.finding.severity;
+  });
+  *findings = std::move(out);
+}
+
+bool is_minor(const ReportedFinding& r, const std::vector<CategoryVerdict>& verdicts) {
+  const Finding& f = r.finding;
+  if (f.phase != Phase::kSteady || f.per_step <= 0 || f.per_step >= kMinorPerStep) return false;
+  if (std::max(f.step_share, f.gpu_idle_share) >= kMinorStepShare) return false;
+  for (const CategoryVerdict& v : verdicts) {
+    if (v.category == f.category && v.failed && r.counted) return false;  // what fails the gate is shown
+  }
+  return true;
 }
 
 ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& options, const StreamedAnalysis* streamed) {
@@ -63,8 +145,11 @@ ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& opt
   p.world_size = trace.info(info_key::kWorldSize);
   std::map<Category, CategoryTally> tallies;
   uint64_t steady_syncs = 0;
-  for (const Finding& f : p.analysis.findings) {
-    ReportedFinding r = report_finding(trace, f, *p.symbolizer, options.policy);
+  std::vector<ReportedFinding> reported;
+  for (const Finding& f : p.analysis.findings) reported.push_back(report_finding(trace, f, *p.symbolizer, options));
+  merge_same_lines(p.analysis, &reported);
+  for (ReportedFinding& r : reported) {
+    const Finding& f = r.finding;
     if (r.counted) {
       CategoryTally& t = tallies[f.category];
       t.events += f.count;
@@ -86,13 +171,17 @@ ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& opt
   for (const PhaseInfo& phase : p.analysis.phases) {
     std::optional<UserFrame> marker;
     if (phase.marker_stack_id != 0) {
-      SiteFrames site = site_frames(trace, phase.marker_stack_id, *p.symbolizer);
-      if (site.has_user) marker = site.user;
+      SiteFrames site = site_frames(trace, phase.marker_stack_id, *p.symbolizer, options.code);
+      // The line that calls optimizer.step(): inside Trainer or Lightning
+      // when the loop is theirs, the user's own line otherwise.
+      if (site.has_sync) marker = site.sync;
+      else if (site.has_user) marker = site.user;
     }
     p.phase_markers.push_back(std::move(marker));
   }
   p.verdicts = judge(options.policy.gate, tallies, steps);
   for (const CategoryVerdict& v : p.verdicts) p.gate_failed |= v.failed;
+  for (ReportedFinding& r : p.findings) r.minor = is_minor(r, p.verdicts);
   if (p.analysis.steps.detected && p.analysis.steps.steps > 0) {
     p.sync_events_per_step = static_cast<double>(steady_syncs) / static_cast<double>(p.analysis.steps.steps);
   }

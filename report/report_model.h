@@ -15,8 +15,11 @@
 #include "policy/baseline.h"
 #include "policy/gate.h"
 #include "policy/suppressions.h"
+#include "report/code_ownership.h"
+#include "report/known_sites.h"
 #include "report/recording_problem.h"
 #include "report/site_frames.h"
+#include "report/sync_operation.h"
 #include "report/symbolizer.h"
 #include "trace/reader.h"
 
@@ -31,11 +34,23 @@ struct ReportPolicy {
 struct ReportOptions {
   StepOptions steps;
   ReportPolicy policy;
+  CodeOwnershipOptions code;  // --user-code, --library-code
 };
 
+// A steady finding this small is "minor": well under once per step, a
+// negligible share of the step, and not failing a gate. The text report
+// folds a phase's minor findings into one row (--details lists them); every
+// other format keeps them as they are, marked.
+inline constexpr double kMinorPerStep = 0.1;
+inline constexpr double kMinorStepShare = 0.005;
+
 struct ReportedFinding {
-  Finding finding;
+  Finding finding;  // its hint: the known site's fix, else the operation's hint, else the detector's
   SiteFrames site;
+  Operation operation = Operation::kUnknown;  // what made the call (report/sync_operation.h)
+  const KnownSite* known_site = nullptr;      // an entry of known_sites() the site matched
+  uint32_t merged = 1;                        // findings of one sync line, operation and phase added up here
+  bool minor = false;                         // kMinorPerStep / kMinorStepShare
   FindingIdentity identity;
   std::string fingerprint;
   int suppressed_by = -1;  // index into policy.suppressions, -1: not suppressed

@@ -31,27 +31,42 @@ nlohmann::json rules_json() {
   return rules;
 }
 
-// The user's line as a physical location, relative to the source root when
-// the file lies under it; native sites have only a logical location.
+// A Python line as a physical location, relative to the source root when
+// the file lies under it (a library's file gets its absolute file:// URI).
+nlohmann::json physical_location(const UserFrame& line, const std::string& cwd, const std::string& root) {
+  std::string absolute = absolute_source_path(line.file, cwd);
+  std::string relative = path_inside(absolute, root);
+  nlohmann::json artifact = relative.empty()
+                                ? nlohmann::json{{"uri", "file://" + uri_escape_path(absolute)}}
+                                : nlohmann::json{{"uri", uri_escape_path(relative)}, {"uriBaseId", "SRCROOT"}};
+  nlohmann::json region = {{"startLine", line.line}};
+  if (!line.source.empty()) region["snippet"] = {{"text", line.source}};
+  return {{"artifactLocation", artifact}, {"region", region}};
+}
+
+// The line that syncs as the location (the user's line when they are the
+// same); native sites have only a logical location.
 nlohmann::json location_json(const ReportedFinding& f, const std::string& cwd, const std::string& root) {
   const SiteFrames& site = f.site;
   nlohmann::json location = nlohmann::json::object();
-  if (site.has_user && site.user.python && site.user.line > 0) {
-    std::string absolute = absolute_source_path(site.user.file, cwd);
-    std::string relative = path_inside(absolute, root);
-    nlohmann::json artifact = relative.empty()
-                                  ? nlohmann::json{{"uri", "file://" + uri_escape_path(absolute)}}
-                                  : nlohmann::json{{"uri", uri_escape_path(relative)}, {"uriBaseId", "SRCROOT"}};
-    nlohmann::json region = {{"startLine", site.user.line}};
-    if (!site.user.source.empty()) region["snippet"] = {{"text", site.user.source}};
-    location["physicalLocation"] = {{"artifactLocation", artifact}, {"region", region}};
-  }
-  if (site.has_user) {
-    location["logicalLocations"] = nlohmann::json::array({{{"name", site.user.function}, {"kind", "function"}}});
+  const UserFrame* line = site.has_sync ? &site.sync : site.has_user && site.user.python ? &site.user : nullptr;
+  if (line != nullptr && line->line > 0) location["physicalLocation"] = physical_location(*line, cwd, root);
+  if (line != nullptr || site.has_user) {
+    const std::string& function = line != nullptr ? line->function : site.user.function;
+    location["logicalLocations"] = nlohmann::json::array({{{"name", function}, {"kind", "function"}}});
   } else {
     location["logicalLocations"] = nlohmann::json::array({{{"name", f.finding.api_sequence}, {"kind", "function"}}});
   }
   return location;
+}
+
+// The user's line that reached a library's sync, as a related location.
+nlohmann::json related_locations_json(const ReportedFinding& f, const std::string& cwd, const std::string& root) {
+  const SiteFrames& site = f.site;
+  if (!site.sync_in_library() || !site.has_user || !site.user.python || site.user.line == 0) return nullptr;
+  return nlohmann::json::array({{{"id", 1},
+                                 {"physicalLocation", physical_location(site.user, cwd, root)},
+                                 {"message", {{"text", "the user's line that reached it"}}}}});
 }
 
 nlohmann::json result_json(const Report& report, const ProcessReport& p, const ReportedFinding& f,
@@ -76,6 +91,10 @@ nlohmann::json result_json(const Report& report, const ProcessReport& p, const R
         {"pid", p.trace->header.pid},
         {"rank", p.rank}}},
   };
+  const nlohmann::json related = related_locations_json(f, p.trace->info(info_key::kCwd), root);
+  if (!related.is_null()) result["relatedLocations"] = related;
+  result["properties"]["operation"] = operation_name(f.operation);
+  if (f.known_site != nullptr) result["properties"]["knownSite"] = f.known_site->id;
   if (report.policy.baseline) result["baselineState"] = f.known ? "unchanged" : "new";
   if (f.suppressed_by >= 0) {
     const SuppressionRule& rule = report.policy.suppressions[f.suppressed_by];

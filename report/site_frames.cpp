@@ -19,15 +19,7 @@ bool is_library_module(const std::string& module) {
   return module.empty();
 }
 
-bool is_library_python_file(const std::string& file) {
-  // syncscope-python/: syncscope's own sitecustomize (the optimizer-step hook).
-  static const char* kMarkers[] = {"/site-packages/", "/dist-packages/",    "/torch/", "/lib/python3",
-                                   "<frozen ",        "/syncscope-python/", "<string>"};
-  for (const char* m : kMarkers) {
-    if (file.find(m) != std::string::npos) return true;
-  }
-  return file.empty() || file == "?";
-}
+bool is_library_python_file(const std::string& file) { return code_owner(file, {}).owner != CodeOwner::kUser; }
 
 std::string source_line(const std::string& file, uint32_t line) {
   if (line == 0) return {};
@@ -43,23 +35,46 @@ std::string source_line(const std::string& file, uint32_t line) {
   return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
 }
 
-SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer& symbolizer) {
+namespace {
+
+UserFrame python_line(const ProcessTrace& trace, const PythonSiteFrame& f, std::string library) {
+  // Python names files as the program opened them (often relative to its
+  // working directory, not ours).
+  const std::string path = absolute_source_path(f.file, trace.info(info_key::kCwd));
+  return UserFrame{f.file, f.line, f.function, source_line(path, f.line), true, std::move(library)};
+}
+
+// The sync frame and the user frame among `frames` (innermost first).
+void pick_python_lines(const ProcessTrace& trace, const std::vector<PythonSiteFrame>& frames,
+                       const CodeOwnershipOptions& code, SiteFrames* out) {
+  const std::string cwd = trace.info(info_key::kCwd);
+  for (size_t i = 0; i < frames.size() && !out->has_user; ++i) {
+    const CodeOwnership owner = code_owner(frames[i].file, code, cwd);
+    if (!out->has_sync && outside_framework(owner.owner)) {
+      out->has_sync = true;
+      out->sync_python_index = static_cast<int>(i);
+      out->sync = python_line(trace, frames[i], owner.library);
+    }
+    if (owner.owner == CodeOwner::kUser) {
+      out->has_user = true;
+      out->user = out->sync_python_index == static_cast<int>(i) ? out->sync : python_line(trace, frames[i], "");
+    }
+  }
+}
+
+}  // namespace
+
+SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer& symbolizer,
+                       const CodeOwnershipOptions& code) {
   SiteFrames out;
   auto py = trace.python_stacks.find(stack_id);
   if (py != trace.python_stacks.end()) {
     for (const PythonFrame& frame : py->second) {
-      auto code = trace.python_code.find(frame.code_id);
-      PythonSiteFrame f{code != trace.python_code.end() ? code->second.file : "?", frame.line,
-                        code != trace.python_code.end() ? code->second.function : "?"};
-      if (!out.has_user && !is_library_python_file(f.file)) {
-        out.has_user = true;
-        // Python names files as the program opened them (often relative to
-        // its working directory, not ours).
-        std::string path = absolute_source_path(f.file, trace.info(info_key::kCwd));
-        out.user = UserFrame{f.file, f.line, f.function, source_line(path, f.line), true};
-      }
-      out.python.push_back(std::move(f));
+      auto c = trace.python_code.find(frame.code_id);
+      out.python.push_back(PythonSiteFrame{c != trace.python_code.end() ? c->second.file : "?", frame.line,
+                                           c != trace.python_code.end() ? c->second.function : "?"});
     }
+    pick_python_lines(trace, out.python, code, &out);
   }
   auto it = trace.stacks.find(stack_id);
   if (it == trace.stacks.end()) return out;
@@ -75,23 +90,27 @@ SiteFrames site_frames(const ProcessTrace& trace, uint32_t stack_id, Symbolizer&
   if (!out.has_user && out.python.empty() && out.user_native_index >= 0) {
     const Frame& f = out.native[out.user_native_index];
     out.has_user = true;
-    out.user = UserFrame{f.module_path, 0, f.symbol, "", false};
+    out.user = UserFrame{f.module_path, 0, f.symbol, "", false, ""};
   }
   return out;
 }
 
-SiteFrames finding_site_frames(const ProcessTrace& trace, const Finding& finding, Symbolizer& symbolizer) {
-  SiteFrames out = site_frames(trace, finding.stack_id, symbolizer);
+SiteFrames finding_site_frames(const ProcessTrace& trace, const Finding& finding, Symbolizer& symbolizer,
+                               const CodeOwnershipOptions& code) {
+  SiteFrames out = site_frames(trace, finding.stack_id, symbolizer, code);
   if (finding.waiter_stack_id == 0) return out;
-  SiteFrames waiter = site_frames(trace, finding.waiter_stack_id, symbolizer);
+  SiteFrames waiter = site_frames(trace, finding.waiter_stack_id, symbolizer, code);
   out.waiter_tid = finding.waiter_tid;
   out.waiter_python = std::move(waiter.python);
-  // The event's own Python line, when it has one, is the better answer; a
-  // thread without Python can only point at the line that waited for it.
+  // The event's own Python lines, when it has them, are the better answer;
+  // a thread without Python can only point at the lines that waited for it.
   if (out.python.empty() && waiter.has_user && waiter.user.python) {
     out.has_user = true;
     out.user = std::move(waiter.user);
     out.user_from_waiter = true;
+    out.has_sync = waiter.has_sync;
+    out.sync = std::move(waiter.sync);
+    out.sync_python_index = waiter.sync_python_index;
   }
   return out;
 }

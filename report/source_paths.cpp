@@ -26,9 +26,15 @@ std::string absolute_source_path(const std::string& file, const std::string& cwd
 }
 
 std::string display_source_path(const std::string& file, const std::string& cwd) {
-  if (file.empty() || file[0] != '/' || cwd.empty()) return file;
-  std::string inside = path_inside(absolute_source_path(file, cwd), cwd);
-  return inside.empty() ? file : inside;
+  if (file.empty() || file[0] != '/') return file;
+  std::string inside = cwd.empty() ? std::string() : path_inside(absolute_source_path(file, cwd), cwd);
+  if (!inside.empty()) return inside;
+  // An installed package's file by its import path: transformers/trainer.py.
+  for (const char* marker : {"/site-packages/", "/dist-packages/"}) {
+    const size_t at = file.rfind(marker);
+    if (at != std::string::npos) return file.substr(at + std::char_traits<char>::length(marker));
+  }
+  return file;
 }
 
 std::string path_inside(const std::string& path, const std::string& root) {

@@ -25,27 +25,42 @@ void render_header(const ProcessReport& process, const ReportedFinding& r, int r
   const char* reset = options.color ? "\033[0m" : "";
   const std::string number = "   #" + std::to_string(rank) + " ";
   const std::string category = category_name(r.finding.category);
-  const std::string location = user_location(r.site, process.trace->info(info_key::kCwd));
+  const std::string location = sync_location(r.site, process.trace->info(info_key::kCwd));
   // The phase, when the program has more than one (train, eval).
   const PhaseInfo* phase = finding_phase(process, r.finding);
   std::string tag = phase && process.analysis.phases.size() > 1 ? "  [" + phase->name + "]" : "";
   if (r.known) tag += "  [in baseline]";
-  std::string text = user_text(r.site);
+  if (r.site.sync_in_library()) tag = "  [" + r.site.sync.library + "]" + tag;
+  std::string text = sync_text(r.site);
   size_t used = text_columns(number + category + "  " + location + "  " + tag);
   if (!text.empty()) text = "  " + truncate_columns(text, used < kScreenColumns ? kScreenColumns - used : 8);
   out << number << red << category << reset << "  " << bold << location << reset << text << tag << "\n";
 }
 
-void render_figures(const ProcessReport& process, const Finding& f, std::ostream& out) {
+// The user's line that reached a library's sync: "reached from train.py:20
+// trainer.train()".
+void render_reached_from(const ProcessReport& process, const ReportedFinding& r, std::ostream& out) {
+  const std::string from = reached_from(r.site, process.trace->info(info_key::kCwd));
+  if (!from.empty()) out << kIndent << truncate_columns("reached from " + from, kScreenColumns - 6) << "\n";
+}
+
+void render_figures(const ProcessReport& process, const ReportedFinding& r, std::ostream& out) {
+  const Finding& f = r.finding;
   const PhaseInfo* phase = finding_phase(process, f);
   std::string first = std::to_string(f.count) + (f.count == 1 ? " call" : " calls");
   std::string second = f.api_sequence;
+  if (r.operation != Operation::kUnknown) second = std::string(operation_label(r.operation)) + ": " + second;
   // Work in a few steps only (a checkpoint, one eval batch at a boundary):
   // an average per step would read as if every step paid a little. Say in
   // how many steps it happened and what it cost in all; JSON keeps per_step.
   const bool some_steps = phase && f.steps_with > 0 && f.steps_with < phase->steps && f.every_n_steps <= 1;
   const bool rare = some_steps && f.steps_with * kRareStepsDivisor <= phase->steps;
-  if (rare) {
+  if (f.every_n_steps > 1 && f.steps_with > 0 && phase != nullptr) {
+    // A burst every N steps: what one burst is, and how often.
+    first += ", " + burst_text(f) + ", " + format_duration(f.host_blocked_ns / f.steps_with) +
+             " host blocked each time (" + step_share_text(f.step_share) + " of step time)";
+    second += "; " + format_duration(f.host_blocked_ns) + " host blocked in all";
+  } else if (rare) {
     first += " in " + std::to_string(f.steps_with) + " of " + std::to_string(phase->steps) + " steps, " +
              format_duration(f.host_blocked_ns) + " host blocked in all";
   } else if (f.per_step > 0) {
@@ -103,7 +118,9 @@ void render_python(const ProcessReport& process, const SiteFrames& site, const T
                    std::ostream& out) {
   const std::vector<PythonSiteFrame>& frames = site.python.empty() ? site.waiter_python : site.python;
   size_t first = 0;
-  if (!options.full_frames) {
+  if (!options.full_frames && site.has_sync && site.sync_python_index >= 0) {
+    first = static_cast<size_t>(site.sync_python_index);  // what is inside it is PyTorch's
+  } else if (!options.full_frames) {
     while (first < frames.size() && is_library_python_file(frames[first].file)) ++first;
     if (first == frames.size()) first = 0;
   }
@@ -126,8 +143,16 @@ void render_native(const SiteFrames& site, const TextReportOptions& options, std
   }
 }
 
-void render_hint(const std::string& hint, const TextReportOptions& options, std::ostream& out) {
+void render_hint(const ReportedFinding& r, const TextReportOptions& options, std::ostream& out) {
+  std::string hint = r.finding.hint;
   if (hint.empty()) return;
+  if (r.known_site != nullptr) {
+    std::string checked;
+    for (const auto& [package, version] : r.known_site->checked) {
+      checked += (checked.empty() ? "" : ", ") + package + " " + version;
+    }
+    hint = "(known " + r.known_site->library + " site, checked with " + checked + ") " + hint;
+  }
   const char* bold = options.color ? "\033[1m" : "";
   const char* reset = options.color ? "\033[0m" : "";
   const std::string label = "hint: ";
@@ -147,11 +172,12 @@ void render_hint(const std::string& hint, const TextReportOptions& options, std:
 void render_finding_block(const ProcessReport& process, const ReportedFinding& r, int rank,
                           const TextReportOptions& options, std::ostream& out) {
   render_header(process, r, rank, options, out);
-  render_figures(process, r.finding, out);
+  render_reached_from(process, r, out);
+  render_figures(process, r, out);
   render_thread(process, r, options, out);
   render_python(process, r.site, options, out);
   render_native(r.site, options, out);
-  render_hint(r.finding.hint, options, out);
+  render_hint(r, options, out);
 }
 
 }  // namespace syncscope

@@ -9,7 +9,9 @@
 #include "report/dropped_events_text.h"
 #include "report/frame_folding.h"
 #include "report/gpu_timeline_text.h"
+#include "report/finding_text.h"
 #include "report/outside_summary.h"
+#include "report/site_text.h"
 #include "report/source_paths.h"
 #include "report/text_finding.h"
 #include "report/text_layout.h"
@@ -26,6 +28,47 @@ std::string calls(uint64_t n) { return std::to_string(n) + (n == 1 ? " call" : "
 // Frames inside the preload itself are recording machinery, not the user's code.
 bool is_own_frame(const Frame& f) { return f.module == "libsyncscope.so"; }
 
+constexpr const char* kMinorPerStepText = "0.1";  // kMinorPerStep as the row says it
+static_assert(kMinorPerStep == 0.1, "kMinorPerStepText says kMinorPerStep");
+
+// Per phase, one row for its minor findings (ReportedFinding::minor): how
+// many, what they cost together, and the first few lines.
+void render_minor_rows(const ProcessReport& p, std::ostream& out) {
+  struct Row {
+    int findings = 0;
+    uint64_t calls = 0;
+    double share = 0;
+    std::vector<std::string> where;
+  };
+  std::map<int, Row> rows;
+  const std::string cwd = p.trace->info(info_key::kCwd);
+  for (const ReportedFinding& f : p.findings) {
+    if (!f.minor || f.suppressed_by >= 0) continue;
+    Row& row = rows[f.finding.phase_index];
+    ++row.findings;
+    row.calls += f.finding.count;
+    row.share += f.finding.step_share;
+    const std::string where = sync_location(f.site, cwd);
+    if (row.where.size() < 3 && std::find(row.where.begin(), row.where.end(), where) == row.where.end()) {
+      row.where.push_back(where);
+    }
+  }
+  for (const auto& [index, row] : rows) {
+    const PhaseInfo* phase = index >= 0 && static_cast<size_t>(index) < p.analysis.phases.size()
+                                 ? &p.analysis.phases[static_cast<size_t>(index)]
+                                 : nullptr;
+    std::string line = "minor" + (phase && p.analysis.phases.size() > 1 ? " [" + phase->name + "]" : std::string()) +
+                       ": " + std::to_string(row.findings) + (row.findings == 1 ? " finding, " : " findings, ") +
+                       std::to_string(row.calls) + (row.calls == 1 ? " call" : " calls") + ", each under " +
+                       kMinorPerStepText + " per step, " + step_share_text(row.share) +
+                       " of step time together, at ";
+    for (size_t i = 0; i < row.where.size(); ++i) line += (i ? ", " : "") + row.where[i];
+    if (static_cast<size_t>(row.findings) > row.where.size()) line += ", …";
+    out << "\n   " << truncate_columns(line, kScreenColumns - 3) << "\n"
+        << "      (--details lists them)\n";
+  }
+}
+
 void render_findings(const ProcessReport& p, const Report& report, const TextReportOptions& options,
                      std::ostream& out) {
   int steady = 0, other = 0;
@@ -41,14 +84,20 @@ void render_findings(const ProcessReport& p, const Report& report, const TextRep
     out << "   no findings in steady state\n";
   else
     out << "   findings (steady state, worst first):\n";
-  int rank = 0;
+  int rank = 0, minor = 0;
   for (const ReportedFinding& f : p.findings) {
     if (f.finding.phase != Phase::kSteady || f.suppressed_by >= 0) continue;
+    if (f.minor && !options.details) {
+      ++minor;
+      continue;
+    }
     if (rank == options.max_findings) break;
     if (rank > 0) out << "\n";  // a blank line between findings: each is its own block
     render_finding_block(p, f, ++rank, options, out);
   }
-  if (steady > rank) {
+  if (minor > 0) render_minor_rows(p, out);
+  if (steady > rank + minor) {
+    steady -= minor;
     out << "   … " << steady - rank << " more steady " << (steady - rank == 1 ? "finding" : "findings")
         << " (--format json lists every finding)\n";
   }

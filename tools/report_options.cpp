@@ -53,10 +53,22 @@ void add_step_options(CLI::App* app, StepOptions* steps) {
       ->check(CLI::Range(0, kMaxWarmupSteps));
 }
 
+void add_code_options(CLI::App* app, CodeOwnershipOptions* code) {
+  app->add_option("--user-code", code->user_code,
+                  "Files under PATH are your own code even if installed (an editable package): a finding's user "
+                  "line is the innermost frame there; repeatable")
+      ->type_name("PATH");
+  app->add_option("--library-code", code->library_code,
+                  "Files under PATH are a library's (a vendored copy, a framework in your tree): a finding names "
+                  "its line that syncs and your line that reached it; repeatable")
+      ->type_name("PATH");
+}
+
 void add_report_options(CLI::App* app, ReportSettings* settings, ReportArgs* args) {
   add_display_options(app, &settings->display);
   add_format_option(app, &args->formats);
   add_step_options(app, &settings->analysis.steps);
+  add_code_options(app, &settings->analysis.code);
   add_policy_options(app, &args->policy);
 }
 

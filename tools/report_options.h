@@ -1,7 +1,8 @@
 // The options that shape a report, the same for `run`, `attach` and
 // `report`, each group defined once: what the text shows (--details, --top,
 // --full-frames), the outputs (--format), the steps (--warmup,
-// --warmup-steps), and the CI policy (tools/policy_options.h).
+// --warmup-steps), whose code a file is (--user-code, --library-code), and
+// the CI policy (tools/policy_options.h).
 #pragma once
 
 #include <string>
@@ -25,6 +26,8 @@ struct ReportArgs {
 void add_display_options(CLI::App* app, TextReportOptions* display);
 void add_format_option(CLI::App* app, std::vector<std::string>* formats);
 void add_step_options(CLI::App* app, StepOptions* steps);
+// --user-code, --library-code: whose code a Python file is (report/code_ownership.h).
+void add_code_options(CLI::App* app, CodeOwnershipOptions* code);
 
 // Every group above, then the policy's, in the order `--help` lists them.
 void add_report_options(CLI::App* app, ReportSettings* settings, ReportArgs* args);

@@ -47,16 +47,24 @@ class SyncscopeError(RuntimeError):
 
 class Finding:
     """One finding, with the fields of the JSON findings (docs/findings-schema.md)
-    as attributes (`category`, `api`, `count`, `per_step`, ...), and `file`,
-    `line`, `source`, `where` from its Python frame."""
+    as attributes (`category`, `api`, `count`, `per_step`, `operation`, ...),
+    and `file`, `line`, `source`, `where` of the line that syncs (`sync_frame`:
+    inside a library such as transformers when the loop is the library's),
+    `library` (that library's package, or None) and `reached_from`, the
+    user's line that reached it (None when it is the same line)."""
 
     def __init__(self, data):
         self._data = data
-        frame = data.get("user_frame") or {}
+        user = data.get("user_frame") or {}
+        frame = data.get("sync_frame") or user
         self.file = frame.get("file")
         self.line = frame.get("line")
         self.source = (frame.get("source") or "").strip()
+        self.library = frame.get("library")
         self.where = "%s:%s" % (self.file, self.line) if self.file else (frame.get("function") or "unknown site")
+        self.reached_from = None
+        if self.library and user.get("file"):
+            self.reached_from = "%s:%s" % (user.get("file"), user.get("line"))
 
     def __getattr__(self, name):
         try:
@@ -73,6 +81,8 @@ class Finding:
                                              "" if self._data["count"] == 1 else "s")
         if self.source:
             text += "  |  " + self.source
+        if self.reached_from:
+            text += "  (reached from %s)" % self.reached_from
         return text
 
     def __repr__(self):

@@ -22,6 +22,7 @@ const std::vector<std::pair<Cause, std::string>>& every_cause() {
       {Cause::kImplicitFree, "implicit-free"},
       {Cause::kSyncCopy, "sync-copy"},
       {Cause::kSyncMemset, "sync-memset"},
+      {Cause::kCopyThenSync, "copy-then-sync"},
       {Cause::kAsyncRequested, "async-requested"},
       {Cause::kSynchronous, "synchronous"},
       {Cause::kFreeBurst, "free-burst"},

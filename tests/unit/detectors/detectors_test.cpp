@@ -48,6 +48,33 @@ TEST(HiddenSync, ReadBackAndExplicitPerStep) {
   EXPECT_NEAR(explicit_sync->blocked_ns_per_step, 30000, 1);
 }
 
+// A blocking .to(device): PyTorch queues the copy, then waits on the stream.
+// Its own cause (the hint says non_blocking=True), not an explicit sync; the
+// host side's kind is in the sequence for the report's operation.
+TEST(HiddenSync, ABlockingCopyToTheDeviceIsCopyThenSync) {
+  Stream s;
+  for (int step = 0; step < 20; ++step) {
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPinned, 4096, true, kUploadSite, 2000);
+    s.call(ApiId::cudaStreamSynchronize, 40000, 0x100, kUploadSite);
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPageable, 4096, true, kAllocSite, 2000);
+    s.call(ApiId::cudaStreamSynchronize, 40000, 0x100, kAllocSite);
+    for (int k = 0; k < 3; ++k) s.launch(k + 1);
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  std::vector<Finding> fs = detect_hidden_syncs(s.events(), steps);
+  std::vector<const Finding*> blocking;
+  for (const Finding& f : fs) {
+    if (f.cause == Cause::kCopyThenSync && f.phase == Phase::kSteady) blocking.push_back(&f);
+  }
+  ASSERT_EQ(blocking.size(), 2u);
+  EXPECT_EQ(find(fs, Cause::kExplicit), nullptr);
+  for (const Finding* f : blocking) {
+    EXPECT_EQ(f->api_sequence, f->stack_id == kUploadSite ? "cudaMemcpyAsync(H2D)+cudaStreamSynchronize"
+                                                          : "cudaMemcpyAsync(H2D pageable)+cudaStreamSynchronize");
+    EXPECT_NE(f->hint.find("non_blocking=True"), std::string::npos);
+  }
+}
+
 TEST(HiddenSync, CapturedAndFailedCallsAreNotSyncs) {
   Stream s;
   for (int i = 0; i < 10; ++i) {

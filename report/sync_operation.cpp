@@ -1,0 +1,187 @@
+#include "report/sync_operation.h"
+
+#include <string_view>
+
+namespace syncscope {
+namespace {
+
+// A demangled symbol without its parameters: "at::native::nonzero_cuda".
+std::string_view qualified_name(const std::string& symbol) {
+  std::string_view s(symbol);
+  const size_t paren = s.find('(');
+  return paren == std::string_view::npos ? s : s.substr(0, paren);
+}
+
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+// What the native frames say, outermost operation first in precedence:
+// `if t:` runs is_nonzero, which runs item, which runs _local_scalar_dense.
+struct NativeEvidence {
+  bool is_nonzero = false, nonzero = false, scalar = false, copy = false, synchronize = false, allocator = false;
+};
+
+NativeEvidence read_native(const SiteFrames& site) {
+  NativeEvidence e;
+  for (const Frame& f : site.native) {
+    const std::string_view name = qualified_name(f.symbol);
+    if (contains(name, "is_nonzero")) e.is_nonzero = true;
+    // nonzero_cuda, nonzero_out, nonzero_static is not a sync; masked_select and
+    // boolean indexing (index, index_put_) reach nonzero.
+    if ((contains(name, "nonzero") && !contains(name, "is_nonzero") && !contains(name, "nonzero_static")) ||
+        contains(name, "masked_select")) {
+      e.nonzero = true;
+    }
+    if (contains(name, "_local_scalar_dense") || contains(name, "at::native::item")) e.scalar = true;
+    if (contains(name, "copy_") || contains(name, "_to_copy") || contains(name, "copy_kernel")) e.copy = true;
+    if (contains(name, "device_synchronize") || contains(name, "::synchronize") || contains(name, "cudaSynchronize")) {
+      e.synchronize = true;
+    }
+    if (contains(name, "CUDACachingAllocator")) e.allocator = true;
+  }
+  return e;
+}
+
+// PyTorch's own Python that names the operation (torch.cuda.synchronize(),
+// Stream.synchronize(), Event.synchronize()).
+bool python_synchronize(const SiteFrames& site) {
+  const std::vector<PythonSiteFrame>& frames = site.python.empty() ? site.waiter_python : site.python;
+  for (const PythonSiteFrame& f : frames) {
+    if ((f.function == "synchronize" || f.function == "wait") && contains(f.file, "/torch/cuda/")) return true;
+  }
+  return false;
+}
+
+bool is_sync_api(const std::string& api) { return contains(api, "Synchronize"); }
+
+Operation copy_operation(const Finding& f) {
+  const std::string& seq = f.api_sequence;
+  if (contains(seq, "(D2H")) return Operation::kCopyToHost;
+  if (contains(seq, "(H2D")) {
+    const bool pageable = f.category == Category::kPageableCopy || contains(seq, "pageable");
+    return pageable ? Operation::kCopyToDevicePageable : Operation::kCopyToDevicePinned;
+  }
+  return Operation::kUnknown;
+}
+
+}  // namespace
+
+const char* operation_name(Operation op) {
+  switch (op) {
+    case Operation::kUnknown:
+      return "unknown";
+    case Operation::kItem:
+      return "item";
+    case Operation::kBool:
+      return "bool";
+    case Operation::kNonzero:
+      return "nonzero";
+    case Operation::kCopyToDevicePinned:
+      return "copy-to-device-pinned";
+    case Operation::kCopyToDevicePageable:
+      return "copy-to-device-pageable";
+    case Operation::kCopyToHost:
+      return "copy-to-host";
+    case Operation::kSynchronize:
+      return "synchronize";
+    case Operation::kFree:
+      return "free";
+    case Operation::kAllocator:
+      return "allocator";
+  }
+  return "unknown";
+}
+
+const char* operation_label(Operation op) {
+  switch (op) {
+    case Operation::kUnknown:
+      return "";
+    case Operation::kItem:
+      return ".item()";
+    case Operation::kBool:
+      return "tensor as a Python bool";
+    case Operation::kNonzero:
+      return "nonzero / boolean mask";
+    case Operation::kCopyToDevicePinned:
+      return "blocking .to(device) of pinned memory";
+    case Operation::kCopyToDevicePageable:
+      return "copy to the device from pageable memory";
+    case Operation::kCopyToHost:
+      return "copy to the host";
+    case Operation::kSynchronize:
+      return "explicit synchronize";
+    case Operation::kFree:
+      return "cudaFree's device-wide sync";
+    case Operation::kAllocator:
+      return "allocator";
+  }
+  return "";
+}
+
+Operation classify_operation(const Finding& f, const SiteFrames& site) {
+  switch (f.category) {
+    case Category::kDefaultStream:
+      return Operation::kUnknown;
+    case Category::kAllocatorChurn:
+      return Operation::kAllocator;
+    case Category::kPageableCopy:
+      return copy_operation(f);
+    case Category::kHiddenSync:
+      break;
+  }
+  if (f.cause == Cause::kImplicitFree) return Operation::kFree;
+  const NativeEvidence e = read_native(site);
+  if (e.is_nonzero) return Operation::kBool;
+  if (e.nonzero) return Operation::kNonzero;
+  if (e.scalar) return Operation::kItem;
+  if (e.copy || f.cause == Cause::kCopyThenSync || f.cause == Cause::kSyncCopy) {
+    const Operation copy = copy_operation(f);
+    // A read-back through copy_ is .cpu()/.tolist(); without frames the
+    // read-back stays unknown (it may be .item() in a stripped build).
+    if (copy != Operation::kUnknown && (e.copy || f.cause != Cause::kReadBack)) return copy;
+  }
+  if (e.allocator) return Operation::kAllocator;
+  if (is_sync_api(f.api)) {
+    if (e.synchronize || python_synchronize(site)) return Operation::kSynchronize;
+    // A native program's own call: the first frame past the recorder is the caller's.
+    if (site.python.empty() && site.waiter_python.empty() && site.user_native_index == 0) {
+      return Operation::kSynchronize;
+    }
+  }
+  return Operation::kUnknown;
+}
+
+std::string operation_hint(Operation op) {
+  switch (op) {
+    case Operation::kItem:
+      return ".item() (or float()/int() of a tensor, a tensor in an f-string) copies one value to the host and "
+             "waits for all work queued before it: keep the value on the GPU (accumulate with += loss.detach()), "
+             "read it every N steps, or copy it non_blocking=True into pinned memory and read it a step later";
+    case Operation::kBool:
+      return "a GPU tensor used as a Python bool (if t:, `a or b`, assert t) is read on the host, which waits "
+             "for the GPU: compute the decision on the GPU (torch.where, a mask) or check it every N steps";
+    case Operation::kNonzero:
+      return "nonzero, boolean-mask indexing (x[mask]) and masked assignment (x[mask] = v) must know how many "
+             "elements are selected, so the host waits for the GPU: for assignment use torch.where(mask, v, x) "
+             "or x.masked_fill_(mask, v); for sums multiply by the mask; with a known bound use "
+             "nonzero_static(size=...)";
+    case Operation::kCopyToDevicePinned:
+      return "a blocking .to(device) of pinned memory waits until the copy and all work queued before it are "
+             "done: pass non_blocking=True (the memory is already pinned)";
+    case Operation::kCopyToDevicePageable:
+      return "the host memory is pageable, so the copy blocks the host even when asked to be asynchronous: "
+             "pin it (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with non_blocking=True";
+    case Operation::kCopyToHost:
+      return "a copy to the host (.cpu(), .numpy(), .tolist(), torch.save of CUDA tensors) waits for the GPU: "
+             "do it every N steps, or copy non_blocking=True into pinned memory and read it after a CUDA event";
+    case Operation::kSynchronize:
+      return "an explicit synchronize (torch.cuda.synchronize(), stream or event synchronize) in the loop: "
+             "remove it, or record a torch.cuda.Event and wait for it only where the result is needed";
+    case Operation::kFree:
+    case Operation::kAllocator:
+    case Operation::kUnknown:
+      return "";  // the detector's hint for the cause says it (empty_cache, growing shapes, ...)
+  }
+  return "";
+}
+
+}  // namespace syncscope

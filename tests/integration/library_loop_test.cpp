@@ -1,0 +1,114 @@
+// A loop that is a library's (tests/integration/python/site-packages/fakelib,
+// a stand-in for transformers' Trainer or Lightning), called from a user's
+// script: each finding is headed by the library's line that syncs, names
+// the user's line that reached it, and two library lines reached from one
+// user line stay two findings. --user-code and --library-code move the line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/harness.h"
+
+namespace syncscope::testing {
+namespace {
+
+const std::string kScript = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/train_with_library.py";
+const std::string kLibrary = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/site-packages/fakelib/trainer.py";
+
+struct Recorded {
+  RunResult result;
+  nlohmann::json report;
+};
+
+Recorded record(const std::string& name, const std::vector<std::string>& options) {
+  std::string dir = fresh_dir("library-loop-" + name);
+  std::string json_path = dir + "/findings.json";
+  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path,
+                                   "--format", "text"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  for (const char* arg : {"--", "/usr/bin/env", "python3"}) argv.push_back(arg);
+  argv.push_back(kScript);
+  argv.push_back("60");
+  Recorded out;
+  out.result = run(argv, fake_runtime_env());
+  std::ifstream in(json_path);
+  if (in.good()) out.report = nlohmann::json::parse(in);
+  return out;
+}
+
+std::vector<nlohmann::json> steady_syncs(const nlohmann::json& report) {
+  std::vector<nlohmann::json> out;
+  for (const auto& p : report["processes"]) {
+    for (const auto& f : p["findings"]) {
+      if (f["category"] == "hidden-sync" && f["phase"] == "steady") out.push_back(f);
+    }
+  }
+  return out;
+}
+
+const nlohmann::json* at_line(const std::vector<nlohmann::json>& findings, int line) {
+  for (const auto& f : findings) {
+    if (f["sync_frame"].is_object() && f["sync_frame"]["line"] == line) return &f;
+  }
+  return nullptr;
+}
+
+TEST(LibraryLoop, FindingsNameTheLibraryLineAndTheUserLineThatReachedIt) {
+  Recorded r = record("default", {});
+  ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
+  auto syncs = steady_syncs(r.report);
+  const nlohmann::json* check = at_line(syncs, 22);
+  const nlohmann::json* log = at_line(syncs, 26);
+  ASSERT_NE(check, nullptr) << r.report.dump(1);
+  ASSERT_NE(log, nullptr) << "the two library lines were merged: " << r.report.dump(1);
+  for (const nlohmann::json* f : {check, log}) {
+    EXPECT_EQ((*f)["sync_frame"]["file"], kLibrary);
+    EXPECT_EQ((*f)["sync_frame"]["library"], "fakelib");
+    EXPECT_EQ((*f)["user_frame"]["file"], kScript);
+    EXPECT_EQ((*f)["user_frame"]["line"], 15);
+    EXPECT_EQ((*f)["user_frame"]["function"], "main");
+    EXPECT_NE((*f)["fingerprint"], nullptr);
+  }
+  // Python 3.11 names methods by their qualified name (Trainer._loss_is_finite).
+  const std::string function = (*check)["sync_frame"]["function"];
+  EXPECT_EQ(function.substr(function.rfind('.') + 1), "_loss_is_finite");
+  EXPECT_NE((*check)["sync_frame"]["source"].get<std::string>().find("cudaStreamSynchronize"), std::string::npos);
+  EXPECT_NEAR((*check)["per_step"].get<double>(), 1.0, 0.1);
+  EXPECT_EQ((*log)["every_n_steps"], 5);
+  EXPECT_NE((*check)["fingerprint"], (*log)["fingerprint"]);
+  // On the screen: the headline is the library's line, the user's line follows.
+  EXPECT_NE(r.result.out.find("fakelib/trainer.py:22"), std::string::npos) << r.result.out;
+  EXPECT_NE(r.result.out.find("[fakelib]"), std::string::npos) << r.result.out;
+  EXPECT_NE(r.result.out.find("reached from " + kScript + ":15"), std::string::npos) << r.result.out;
+  EXPECT_NE(r.result.out.find("1 call every 5 steps"), std::string::npos) << r.result.out;
+}
+
+TEST(LibraryLoop, UserCodeOptionMakesTheLibraryTheUsersOwn) {
+  Recorded r = record("user-code", {"--user-code", SYNCSCOPE_SOURCE_DIR "/tests/integration/python/site-packages/fakelib"});
+  ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
+  auto syncs = steady_syncs(r.report);
+  const nlohmann::json* check = at_line(syncs, 22);
+  ASSERT_NE(check, nullptr) << r.report.dump(1);
+  EXPECT_TRUE((*check)["sync_frame"]["library"].is_null());
+  EXPECT_EQ((*check)["user_frame"]["file"], kLibrary);
+  EXPECT_EQ((*check)["user_frame"]["line"], 22);
+  EXPECT_EQ(r.result.out.find("reached from"), std::string::npos) << r.result.out;
+}
+
+TEST(LibraryLoop, LibraryCodeOptionNamesALibraryOutsideSitePackages) {
+  // The user's script itself declared a library: its line is the sync
+  // frame's only when nothing inside is outside the framework; here the
+  // fakelib lines stay the sync frames, and no user line is left.
+  Recorded r = record("library-code", {"--library-code", SYNCSCOPE_SOURCE_DIR "/tests/integration/python/"});
+  ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
+  auto syncs = steady_syncs(r.report);
+  const nlohmann::json* check = at_line(syncs, 22);
+  ASSERT_NE(check, nullptr) << r.report.dump(1);
+  EXPECT_EQ((*check)["sync_frame"]["library"], "python");
+  EXPECT_TRUE((*check)["user_frame"].is_null()) << check->dump(1);
+}
+
+}  // namespace
+}  // namespace syncscope::testing

@@ -1,0 +1,243 @@
+// The line that syncs and the user's line (code_ownership, site_frames),
+// the operation read from PyTorch's native stack (sync_operation), the
+// known-sites table (known_sites) and the merge of findings of one line.
+#include <gtest/gtest.h>
+
+#include "detectors/finding_merge.h"
+#include "report/code_ownership.h"
+#include "report/known_sites.h"
+#include "report/site_frames.h"
+#include "report/site_text.h"
+#include "report/sync_operation.h"
+#include "tests/unit/report/pytorch_frames.h"
+
+namespace syncscope::testing {
+namespace {
+
+const std::string kSite = "/venv/lib/python3.12/site-packages/";
+
+TEST(CodeOwnership, ByWhereTheFileIsInstalled) {
+  EXPECT_EQ(code_owner(kSite + "torch/_tensor.py", {}).owner, CodeOwner::kFramework);
+  EXPECT_EQ(code_owner(kSite + "triton/runtime/jit.py", {}).owner, CodeOwner::kFramework);
+  EXPECT_EQ(code_owner("/usr/lib/python3.12/json/decoder.py", {}).owner, CodeOwner::kStdlib);
+  EXPECT_EQ(code_owner("<frozen runpy>", {}).owner, CodeOwner::kStdlib);
+  const CodeOwnership hf = code_owner(kSite + "transformers/trainer.py", {});
+  EXPECT_EQ(hf.owner, CodeOwner::kLibrary);
+  EXPECT_EQ(hf.library, "transformers");
+  EXPECT_EQ(code_owner("/usr/lib/python3/dist-packages/lightning/fabric/utilities/apply_func.py", {}).library,
+            "lightning");
+  EXPECT_EQ(code_owner(kSite + "six.py", {}).library, "six");
+  EXPECT_EQ(code_owner("/home/me/proj/train.py", {}).owner, CodeOwner::kUser);
+  EXPECT_EQ(code_owner("train.py", {}, "/home/me/proj").owner, CodeOwner::kUser);
+  // PyTorch from a source checkout is still PyTorch.
+  EXPECT_EQ(code_owner("/home/me/pytorch/torch/nn/modules/module.py", {}).owner, CodeOwner::kFramework);
+}
+
+TEST(CodeOwnership, OptionsNameTheExceptions) {
+  CodeOwnershipOptions options;
+  options.user_code = {kSite + "mypkg"};
+  options.library_code = {"vendor/fastlib/"};
+  EXPECT_EQ(code_owner(kSite + "mypkg/loop.py", options).owner, CodeOwner::kUser);
+  EXPECT_EQ(code_owner(kSite + "mypkgextra/loop.py", options).owner, CodeOwner::kLibrary);  // a directory boundary
+  const CodeOwnership vendored = code_owner("/home/me/proj/vendor/fastlib/ops.py", options, "/home/me/proj");
+  EXPECT_EQ(vendored.owner, CodeOwner::kLibrary);
+  EXPECT_EQ(vendored.library, "fastlib");
+}
+
+// A trace holding one stack: Python frames `files` (innermost first) over no native frames.
+ProcessTrace trace_with_python(const std::vector<std::pair<std::string, std::string>>& frames) {
+  ProcessTrace t;
+  t.header.pid = 7;
+  std::vector<PythonFrame> stack;
+  uint32_t id = 1;
+  for (const auto& [file, function] : frames) {
+    t.python_code[id] = PythonCode{file, function, 1};
+    stack.push_back(PythonFrame{id, 100 + id});
+    ++id;
+  }
+  t.python_stacks[1] = stack;
+  return t;
+}
+
+TEST(SiteFrames, TheLibrarysLineSyncsAndTheUsersLineReachedIt) {
+  ProcessTrace t = trace_with_python({{kSite + "torch/_tensor.py", "__bool__"},
+                                      {kSite + "transformers/trainer.py", "_inner_training_loop"},
+                                      {kSite + "transformers/trainer.py", "train"},
+                                      {"/home/me/hf_trainer.py", "<module>"}});
+  Symbolizer symbolizer(t);
+  SiteFrames site = site_frames(t, 1, symbolizer);
+  ASSERT_TRUE(site.has_sync);
+  EXPECT_EQ(site.sync.function, "_inner_training_loop");
+  EXPECT_EQ(site.sync.line, 102u);
+  EXPECT_EQ(site.sync.library, "transformers");
+  EXPECT_EQ(site.sync_python_index, 1);
+  EXPECT_TRUE(site.sync_in_library());
+  ASSERT_TRUE(site.has_user);
+  EXPECT_EQ(site.user.file, "/home/me/hf_trainer.py");
+  EXPECT_EQ(site.user.line, 104u);
+  EXPECT_EQ(sync_location(site, "/home/me"), "transformers/trainer.py:102");
+  EXPECT_EQ(reached_from(site, "/home/me"), "hf_trainer.py:104  in <module>");
+}
+
+TEST(SiteFrames, InTheUsersOwnLoopBothAreOneLine) {
+  ProcessTrace t = trace_with_python({{kSite + "torch/_tensor.py", "item"},
+                                      {"/usr/lib/python3.12/contextlib.py", "__exit__"},
+                                      {"/home/me/train.py", "step"},
+                                      {"/home/me/train.py", "<module>"}});
+  Symbolizer symbolizer(t);
+  SiteFrames site = site_frames(t, 1, symbolizer);
+  ASSERT_TRUE(site.has_sync && site.has_user);
+  EXPECT_EQ(site.sync.function, "step");  // the standard library's frame is not the line that syncs
+  EXPECT_EQ(site.user.line, site.sync.line);
+  EXPECT_FALSE(site.sync_in_library());
+  EXPECT_EQ(reached_from(site, "/home/me"), "");
+}
+
+SiteFrames native_site(std::vector<Frame> native) {
+  SiteFrames site;
+  site.native = std::move(native);
+  site.python = {{"/home/me/train.py", 10, "step"}};
+  return site;
+}
+
+Finding sync_finding(Cause cause, const std::string& api, const std::string& sequence,
+                     Category category = Category::kHiddenSync) {
+  Finding f;
+  f.category = category;
+  f.cause = cause;
+  f.api = api;
+  f.api_sequence = sequence;
+  return f;
+}
+
+TEST(SyncOperation, ReadFromPyTorchsNativeFrames) {
+  const Finding read_back =
+      sync_finding(Cause::kReadBack, "cudaStreamSynchronize", "cudaMemcpyAsync(D2H)+cudaStreamSynchronize");
+  EXPECT_EQ(classify_operation(read_back, native_site(item_op_frames())), Operation::kItem);
+
+  std::vector<Frame> as_bool = item_op_frames();
+  as_bool.push_back(frame("at::native::is_nonzero(at::Tensor const&)", "libtorch_cpu.so"));
+  EXPECT_EQ(classify_operation(read_back, native_site(as_bool)), Operation::kBool);
+
+  const std::vector<Frame> masked = {frame("at::native::nonzero_out_cuda(at::Tensor const&, at::Tensor&)", "libtorch_cuda.so"),
+                                     frame("at::native::nonzero_cuda(at::Tensor const&)", "libtorch_cuda.so"),
+                                     frame("at::native::expandTensors(at::Tensor const&, c10::IListRef<at::OptionalTensorRef> const&)", "libtorch_cpu.so"),
+                                     frame("at::native::index(at::Tensor const&, c10::List<std::optional<at::Tensor> > const&)", "libtorch_cpu.so")};
+  EXPECT_EQ(classify_operation(read_back, native_site(masked)), Operation::kNonzero);
+
+  const std::vector<Frame> copy = {frame("at::native::copy_kernel_cuda(at::TensorIterator&, bool)", "libtorch_cuda.so"),
+                                   frame("at::native::copy_(at::Tensor&, at::Tensor const&, bool)", "libtorch_cpu.so"),
+                                   frame("at::native::_to_copy(at::Tensor const&, ...)", "libtorch_cpu.so")};
+  EXPECT_EQ(classify_operation(read_back, native_site(copy)), Operation::kCopyToHost);
+  const Finding to_device =
+      sync_finding(Cause::kCopyThenSync, "cudaStreamSynchronize", "cudaMemcpyAsync(H2D)+cudaStreamSynchronize");
+  EXPECT_EQ(classify_operation(to_device, native_site(copy)), Operation::kCopyToDevicePinned);
+  const Finding from_pageable = sync_finding(Cause::kCopyThenSync, "cudaStreamSynchronize",
+                                             "cudaMemcpyAsync(H2D pageable)+cudaStreamSynchronize");
+  EXPECT_EQ(classify_operation(from_pageable, native_site(copy)), Operation::kCopyToDevicePageable);
+  EXPECT_EQ(classify_operation(sync_finding(Cause::kAsyncRequested, "cudaMemcpyAsync", "cudaMemcpyAsync(H2D)",
+                                            Category::kPageableCopy),
+                               native_site(copy)),
+            Operation::kCopyToDevicePageable);
+
+  const Finding explicit_sync = sync_finding(Cause::kExplicit, "cudaDeviceSynchronize", "cudaDeviceSynchronize");
+  EXPECT_EQ(classify_operation(explicit_sync,
+                               native_site({frame("c10::cuda::device_synchronize()", "libc10_cuda.so"),
+                                            frame("THCPModule_cudaSynchronize(_object*, _object*)", "libtorch_python.so")})),
+            Operation::kSynchronize);
+  EXPECT_EQ(classify_operation(sync_finding(Cause::kImplicitFree, "cudaFree", "cudaFree"), native_site({})),
+            Operation::kFree);
+  EXPECT_EQ(classify_operation(explicit_sync,
+                               native_site({frame("c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::"
+                                                  "synchronize_and_free_events()",
+                                                  "libc10_cuda.so")})),
+            Operation::kAllocator);
+}
+
+TEST(SyncOperation, UnknownOperationsFallBackToTheCause) {
+  const Finding read_back =
+      sync_finding(Cause::kReadBack, "cudaStreamSynchronize", "cudaMemcpyAsync(D2H)+cudaStreamSynchronize");
+  // A stripped build: no frame names the operation.
+  EXPECT_EQ(classify_operation(read_back, native_site({frame("??", "libtorch_cuda.so")})), Operation::kUnknown);
+  EXPECT_EQ(operation_hint(Operation::kUnknown), "");
+  // Every known operation has its own hint, and its own name.
+  for (Operation op : {Operation::kItem, Operation::kBool, Operation::kNonzero, Operation::kCopyToDevicePinned,
+                       Operation::kCopyToDevicePageable, Operation::kCopyToHost, Operation::kSynchronize}) {
+    EXPECT_FALSE(operation_hint(op).empty()) << operation_name(op);
+  }
+  EXPECT_NE(operation_hint(Operation::kCopyToDevicePinned).find("non_blocking=True"), std::string::npos);
+  EXPECT_STREQ(operation_name(Operation::kNonzero), "nonzero");
+}
+
+TEST(KnownSites, TheShippedTableIsWellFormed) {
+  EXPECT_EQ(known_sites_error(), "");
+  ASSERT_FALSE(known_sites().empty());
+  for (const KnownSite& site : known_sites()) {
+    EXPECT_FALSE(site.fix.empty()) << site.id;
+    EXPECT_FALSE(site.checked.empty()) << site.id;
+    for (const std::string& op : site.operations) {
+      bool named = false;
+      for (int i = 0; i <= static_cast<int>(Operation::kAllocator); ++i) {
+        named |= op == operation_name(static_cast<Operation>(i));
+      }
+      EXPECT_TRUE(named) << site.id << ": " << op;
+    }
+  }
+}
+
+TEST(KnownSites, MalformedTablesAreRefusedWithTheReason) {
+  std::vector<KnownSite> out;
+  std::string error;
+  EXPECT_FALSE(parse_known_sites("{}", &out, &error));
+  EXPECT_FALSE(parse_known_sites(R"([{"id": "x", "library": "l", "file": "f.py", "fix": "do"}])", &out, &error));
+  EXPECT_NE(error.find("checked"), std::string::npos) << error;
+}
+
+TEST(KnownSites, MatchedFromTheInnermostFrameToTheSyncFrame) {
+  std::vector<KnownSite> table;
+  std::string error;
+  ASSERT_TRUE(parse_known_sites(R"([
+    {"id": "save", "library": "torch", "file": "torch/serialization.py", "function": "save",
+     "operations": ["copy-to-host"], "fix": "save after training", "checked": {"torch": "2.11"}},
+    {"id": "loop", "library": "fakelib", "file": "fakelib/trainer.py", "function": "train",
+     "fix": "outer frame: never reached", "checked": {"fakelib": "1"}}])",
+                                &table, &error))
+      << error;
+  SiteFrames site;
+  site.python = {{kSite + "torch/serialization.py", 10, "save"}, {"/home/me/train.py", 5, "main"}};
+  site.has_sync = true;
+  site.sync_python_index = 1;
+  const KnownSite* save = match_known_site(table, site, Operation::kCopyToHost);
+  ASSERT_NE(save, nullptr);
+  EXPECT_EQ(save->id, "save");
+  EXPECT_EQ(match_known_site(table, site, Operation::kItem), nullptr);  // not an operation it makes
+  // A frame outside the sync frame (the library's train() calling its step) is not the site.
+  site.python = {{kSite + "fakelib/step.py", 3, "step"}, {kSite + "fakelib/trainer.py", 9, "train"}};
+  site.sync_python_index = 0;
+  EXPECT_EQ(match_known_site(table, site, Operation::kItem), nullptr);
+}
+
+TEST(FindingMerge, StepsAreCountedOnceAndPeriodsRecomputed) {
+  Finding a, b;
+  a.count = 4;
+  a.per_step = 0.4;
+  a.step_share = 0.01;
+  a.steps_with = 2;
+  a.step_counts = {{0, 2, 10}, {5, 2, 10}};
+  b.count = 2;
+  b.per_step = 0.2;
+  b.step_share = 0.02;
+  b.steps_with = 2;
+  b.step_counts = {{5, 1, 5}, {10, 1, 5}};
+  merge_finding(a, b, 10);
+  EXPECT_EQ(a.count, 6u);
+  EXPECT_DOUBLE_EQ(a.per_step, 0.6);
+  EXPECT_DOUBLE_EQ(a.step_share, 0.03);
+  EXPECT_EQ(a.steps_with, 3u);  // steps 0, 5, 10
+  ASSERT_EQ(a.step_counts.size(), 3u);
+  EXPECT_EQ(a.step_counts[1].count, 3u);
+  EXPECT_EQ(a.every_n_steps, 5u);
+}
+
+}  // namespace
+}  // namespace syncscope::testing
