@@ -17,6 +17,18 @@ bool ends_with_path(const std::string& file, const std::string& suffix) {
   return file.size() == suffix.size() || file[file.size() - suffix.size() - 1] == '/';
 }
 
+// Python 3.11+ records qualified names (Trainer._run_epoch); older ones the
+// bare name (_run_epoch). Either matches the other.
+bool same_function(const std::string& recorded, const std::string& wanted) {
+  if (recorded == wanted) return true;
+  auto last = [](const std::string& name) {
+    const size_t dot = name.rfind('.');
+    return dot == std::string::npos ? name : name.substr(dot + 1);
+  };
+  const bool recorded_bare = recorded.find('.') == std::string::npos, wanted_bare = wanted.find('.') == std::string::npos;
+  return (recorded_bare || wanted_bare) && last(recorded) == last(wanted);
+}
+
 struct Table {
   std::vector<KnownSite> sites;
   std::string error;
@@ -108,7 +120,7 @@ const KnownSite* match_known_site(const std::vector<KnownSite>& table, const Sit
     const PythonSiteFrame& frame = frames[i];
     for (const KnownSite& known : table) {
       if (!ends_with_path(frame.file, known.file)) continue;
-      if (!known.function.empty() && known.function != frame.function) continue;
+      if (!known.function.empty() && !same_function(frame.function, known.function)) continue;
       if (!known.operations.empty() && op != Operation::kUnknown) {
         bool makes = false;
         for (const std::string& name : known.operations) makes |= name == op_name;

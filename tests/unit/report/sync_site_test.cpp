@@ -211,6 +211,14 @@ TEST(KnownSites, MatchedFromTheInnermostFrameToTheSyncFrame) {
   ASSERT_NE(save, nullptr);
   EXPECT_EQ(save->id, "save");
   EXPECT_EQ(match_known_site(table, site, Operation::kItem), nullptr);  // not an operation it makes
+  // Python before 3.11 records the bare function name, 3.11+ the qualified
+  // one: either matches the other, two different qualified names do not.
+  site.python = {{kSite + "torch/serialization.py", 10, "Pickler.save"}, {"/home/me/train.py", 5, "main"}};
+  EXPECT_NE(match_known_site(table, site, Operation::kCopyToHost), nullptr);
+  table[0].function = "Saver.save";
+  EXPECT_EQ(match_known_site(table, site, Operation::kCopyToHost), nullptr);
+  site.python[0].function = "save";
+  EXPECT_NE(match_known_site(table, site, Operation::kCopyToHost), nullptr);
   // A frame outside the sync frame (the library's train() calling its step) is not the site.
   site.python = {{kSite + "fakelib/step.py", 3, "step"}, {kSite + "fakelib/trainer.py", 9, "train"}};
   site.sync_python_index = 0;

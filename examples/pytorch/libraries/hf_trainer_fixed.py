@@ -1,0 +1,95 @@
+"""hf_trainer.py with the settings that remove the Trainer's per-step syncs,
+and honest about the ones no setting removes.
+
+The same model, data, logging every 10 steps and evaluation every 50 steps;
+what changes:
+- TrainingArguments(logging_nan_inf_filter=False): Trainer no longer checks
+  each step's loss with `torch.isnan(...) or torch.isinf(...)` (2 syncs per
+  step). The price: a nan/inf loss is no longer left out of the logged mean.
+- TrainingArguments(dataloader_pin_memory=True, accelerator_config=
+  {"non_blocking": True}): Trainer hands non_blocking to accelerate's
+  DataLoaderConfiguration (trainer.py create_accelerator_and_postprocess),
+  so send_to_device copies the pinned batches with non_blocking=True and no
+  longer waits (2 syncs per step, 2 per eval step).
+
+What no setting removes, so this program still has it (the `remains` lines
+below; --fail-on hidden-sync still exits 3):
+- transformers/masking_utils.py: the mask creation of the default SDPA
+  attention syncs once per forward whatever the inputs: without an
+  attention_mask in find_packed_sequence_indices (`.all()` in an `if`), with
+  one in _ignore_causal_mask_sdpa (the padding mask's all()). Tried on the
+  GPU: attn_implementation="eager" with an all-ones attention_mask moves it
+  to eager_mask, which makes a blocking copy from pageable memory per
+  forward (masking_utils.py:604 in 5.17.0). Only tracing removes it:
+  torch_compile=True (hf_trainer_compiled.py), for the training forward.
+- Trainer._maybe_log_save_evaluate reads the loss and the gradient norm
+  with `.item()` at each log (every logging_steps): log less often.
+- each evaluation brings its losses to the host (trainer_pt_utils.py
+  nested_numpify, `.cpu()`): evaluate less often.
+Left as well (not hidden syncs): the default-stream findings at
+send_to_device, the batch copies queued on the compute stream.
+"""
+# check-steps: 200
+# fixes: hf_trainer.py
+# remains: hidden-sync sync=transformers/masking_utils.py:find_packed_sequence_indices op=bool per_step=1 user=hf_trainer_fixed.py:trainer.train()
+# remains: hidden-sync sync=transformers/masking_utils.py:find_packed_sequence_indices op=bool per_step=1 phase=eval user=hf_trainer_fixed.py:trainer.train()
+# remains: hidden-sync sync=transformers/trainer.py:_maybe_log_save_evaluate op=item per_step=0.2 every=10 user=hf_trainer_fixed.py:trainer.train()
+# remains: hidden-sync sync=transformers/trainer_pt_utils.py:nested_numpify op=copy-to-host per_step=0.02 every=50 user=hf_trainer_fixed.py:trainer.train()
+# remains: pageable-copy sync=transformers/trainer_pt_utils.py:nested_numpify op=copy-to-host per_step=0.02 every=50 user=hf_trainer_fixed.py:trainer.train()
+import sys
+import tempfile
+
+import torch
+from torch.utils.data import Dataset
+from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+
+VOCAB, SEQ, BATCH = 1024, 128, 16
+EVAL_SAMPLES = 4 * BATCH
+
+
+class RandomTokens(Dataset):
+    """Random token ids; the labels are the inputs (the model shifts them)."""
+
+    def __init__(self, samples, seed):
+        generator = torch.Generator().manual_seed(seed)
+        self.ids = torch.randint(0, VOCAB, (samples, SEQ), generator=generator)
+
+    def __len__(self):
+        return len(self.ids)
+
+    def __getitem__(self, i):
+        return {"input_ids": self.ids[i], "labels": self.ids[i]}
+
+
+def main():
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=VOCAB, n_positions=SEQ, n_embd=256, n_layer=4, n_head=4)
+    model = GPT2LMHeadModel(config)
+    with tempfile.TemporaryDirectory() as out_dir:
+        args = TrainingArguments(
+            output_dir=out_dir,
+            max_steps=steps,
+            per_device_train_batch_size=BATCH,
+            per_device_eval_batch_size=BATCH,
+            learning_rate=3e-4,
+            logging_steps=10,
+            eval_strategy="steps",
+            eval_steps=50,
+            save_strategy="no",
+            report_to="none",
+            disable_tqdm=True,
+            seed=0,
+            logging_nan_inf_filter=False,
+            dataloader_pin_memory=True,
+            accelerator_config={"non_blocking": True},
+        )
+        trainer = Trainer(model=model, args=args,
+                          train_dataset=RandomTokens(steps * BATCH, seed=1),
+                          eval_dataset=RandomTokens(EVAL_SAMPLES, seed=2))
+        trainer.train()
+    print("done")
+
+
+if __name__ == "__main__":
+    main()
