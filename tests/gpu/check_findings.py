@@ -13,7 +13,10 @@ and checks, per script:
   categories may give either. Any other status is a failure (the script's own
   status is 0).
 
-Marks: `# expect: CATEGORY [every=N] [per_step=X|any] [phase=eval] [via=backward]`
+Marks: `# expect: CATEGORY [every=N] [per_step=X|any] [phase=eval] [via=backward] [op=OPERATION]`
+- op=OPERATION: every finding at the line has that `operation` (item, bool,
+  nonzero, copy-to-device-pinned, copy-to-device-pageable, copy-to-host,
+  synchronize, free, allocator: docs/findings-schema.md, "Operations").
 - per_step=X: the finding's per_step must be within 10% of X. Without it, a
   mark with every=N expects 1/N, and any other mark in realistic/ expects 1.0;
   marks of the older examples without options are only looked for (their
@@ -65,7 +68,7 @@ GATE_EXIT = 3
 MARK = re.compile(r"#\s*expect:\s*(.+?)\s*$")
 CLAUSE = re.compile(r"^([a-z-]+)((?:\s+[a-z_]+=\S+)*)$")
 ENV_HEADER = re.compile(r"^#\s*syncscope-env:\s*(.+?)\s*$")
-Mark = collections.namedtuple("Mark", "category line every per_step phase via")
+Mark = collections.namedtuple("Mark", "category line every per_step phase via op")
 
 
 def parse_marks(path, realistic):
@@ -98,7 +101,7 @@ def parse_marks(path, realistic):
 def parse_clause(m, number, realistic, errors):
     """One `CATEGORY [option=value ...]` of a mark; several are separated by ';'."""
     options = dict(o.split("=", 1) for o in m.group(2).split())
-    unknown = set(options) - {"every", "per_step", "phase", "via"}
+    unknown = set(options) - {"every", "per_step", "phase", "via", "op"}
     every = per_step = None
     try:
         every = int(options["every"]) if "every" in options else None
@@ -118,7 +121,7 @@ def parse_clause(m, number, realistic, errors):
             per_step = 1.0 / every
         elif realistic or options:
             per_step = 1.0
-    return Mark(m.group(1), number, every, per_step, options.get("phase"), options.get("via"))
+    return Mark(m.group(1), number, every, per_step, options.get("phase"), options.get("via"), options.get("op"))
 
 
 def steady_steps(process):
@@ -146,6 +149,10 @@ def check_group(mark, group, steps):
             problems.append("no `waiter` with a tid: not attributed through the thread waiting in backward()")
         elif all(f["waiter"]["tid"] == (f.get("thread") or {}).get("tid") for f in waiters):
             problems.append("the waiter is the finding's own thread, not autograd's backward thread")
+    if mark.op is not None:
+        ops = sorted({f.get("operation") for f in group})
+        if ops != [mark.op]:
+            problems.append(f"operation {ops}, expected {mark.op}")
     if mark.per_step is not None:
         want = mark.per_step
         ok = abs(per_step - want) <= TOLERANCE * want

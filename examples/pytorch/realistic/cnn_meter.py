@@ -105,7 +105,7 @@ class AverageMeter:
         self.avg = self.sum / self.count
 
     def __str__(self):
-        return f"{self.name} {self.val:{self.fmt[1:]}} ({self.avg:{self.fmt[1:]}})"  # expect: hidden-sync every=5 per_step=0.8
+        return f"{self.name} {self.val:{self.fmt[1:]}} ({self.avg:{self.fmt[1:]}})"  # expect: hidden-sync every=5 per_step=0.8 op=item
 
     def summary(self):
         return f"{self.name} {self.avg:{self.fmt[1:]}}"

@@ -118,7 +118,7 @@ def train(model, criterion, optimizer, train_data, epoch):
         torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
         optimizer.step()
 
-        total_loss += loss.item()  # expect: hidden-sync
+        total_loss += loss.item()  # expect: hidden-sync op=item
 
         if batch % LOG_INTERVAL == 0 and batch > 0:
             cur_loss = total_loss / LOG_INTERVAL

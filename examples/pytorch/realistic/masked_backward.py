@@ -118,11 +118,11 @@ def main():
         patches = patchify(data.batch())
         mask = random_mask(BATCH)
         pred = model(patches, mask)
-        masked_pred = pred[mask]  # expect: hidden-sync
-        masked_target = patches[mask]  # expect: hidden-sync
+        masked_pred = pred[mask]  # expect: hidden-sync op=nonzero
+        masked_target = patches[mask]  # expect: hidden-sync op=nonzero
         loss = F.mse_loss(masked_pred, masked_target)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()  # expect: hidden-sync via=backward
+        loss.backward()  # expect: hidden-sync via=backward op=nonzero
         optimizer.step()
         if step % LOG_EVERY == 0:
             log.log(f"step {step}", loss=loss)

@@ -178,7 +178,7 @@ def main():
         if step % EVAL_EVERY == 0:
             print(f"step {step}: val loss {evaluate(model, val_data):.4f}")
         if step % CKPT_EVERY == 0:
-            torch.save(model.state_dict(), CKPT_PATH)  # expect: hidden-sync every=20 per_step=3.85; pageable-copy every=20 per_step=3.85
+            torch.save(model.state_dict(), CKPT_PATH)  # expect: hidden-sync every=20 per_step=3.85 op=copy-to-host; pageable-copy every=20 per_step=3.85 op=copy-to-host
     print(f"transformer_lm: done, checkpoint in {CKPT_PATH}")
 
 

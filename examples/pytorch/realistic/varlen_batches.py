@@ -92,8 +92,8 @@ def main():
         inputs, targets = train_data.batch()
         logits = model(inputs)
         active = targets != PAD
-        active_logits = logits[active]  # expect: hidden-sync
-        active_targets = targets[active]  # expect: hidden-sync
+        active_logits = logits[active]  # expect: hidden-sync op=nonzero
+        active_targets = targets[active]  # expect: hidden-sync op=nonzero
         loss = F.cross_entropy(active_logits, active_targets)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()  # expect: hidden-sync via=backward
