@@ -185,4 +185,14 @@ check("as a decorator, a clean function returns its value", clean_step() == 7)
 if mode != "run":
     check("at the end, the threads are those before the first watch", thread_names() == threads_before,
           (threads_before, thread_names()))
+# A finding of a library's loop names the library's line and the user's line
+# that reached it (the fields of docs/findings-schema.md, as the report writes them).
+library = syncscope.Finding({
+    "category": "hidden-sync", "api_sequence": "cudaMemcpyAsync(D2H)+cudaStreamSynchronize", "count": 3,
+    "sync_frame": {"file": "/venv/lib/python3.12/site-packages/transformers/trainer.py", "line": 1847,
+                   "function": "Trainer._run_epoch", "source": "torch.isnan(tr_loss_step)", "library": "transformers"},
+    "user_frame": {"file": "train.py", "line": 20, "function": "<module>", "source": "trainer.train()"}})
+check("a library's finding: its line, its library, the user's line that reached it",
+      library.line == 1847 and library.library == "transformers" and library.reached_from == "train.py:20" and
+      "(reached from train.py:20)" in library.describe(), library.describe())
 print("DONE %d" % checks, flush=True)
