@@ -67,17 +67,17 @@ ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symb
 }
 
 // What findings merge on: category, phase, the line that syncs (else the
-// user's line) and the operation. "" for a site without either line: its
-// stack is all there is to tell it apart.
+// user's Python line) and the operation. "" for a site without a Python
+// line: its stack is all there is to tell it apart.
 std::string merge_key(const ReportedFinding& r) {
   const SiteFrames& site = r.site;
   std::string where;
   if (site.has_sync) {
     where = site.sync.file + ":" + std::to_string(site.sync.line);
-  } else if (site.has_user) {
-    where = site.user.file + ":" + std::to_string(site.user.line) + ":" + site.user.function;
+  } else if (site.has_user && site.user.python) {
+    where = site.user.file + ":" + std::to_string(site.user.line);
   } else {
-    return "";
+    return "";  // a native site has no line: its stack (two call sites of one function) is what it is
   }
   const Finding& f = r.finding;
   return std::string(category_name(f.category)) + "|" + phase_name(f.phase) + "|" + std::to_string(f.phase_index) +

@@ -31,8 +31,8 @@ def syncs(w):
 
 
 def counts(w):
-    """The counts of its hidden-sync findings, one per call site (a site is a
-    whole stack: the same line reached from two lines of the caller is two)."""
+    """The counts of its hidden-sync findings, one per line that syncs and
+    phase (the same line reached from two lines of the caller is one)."""
     return [f.count for f in syncs(w)]
 
 
@@ -128,8 +128,9 @@ with syncscope.watch() as outer:
     for _ in range(4):
         fake_training.step()
 check("nested: the inner watch sees its block", counts(inner) == [2], counts(inner))
-check("nested: the outer watch sees all of its block, the inner's included: 3 + 2 + 4 calls from three lines",
-      total(outer) == 9 and sorted(counts(outer)) == [2, 3, 4], counts(outer))
+check("nested: the outer watch sees all of its block, the inner's included: 3 + 2 + 4 calls from three lines "
+      "of this file, one line that syncs (a finding per phase, not per caller)",
+      total(outer) == 9 and len(counts(outer)) < 3, counts(outer))
 if mode == "plain":
     check("nested: the outer watch puts the slots back, the inner leaves them",
           outer.slots_restored > 0 and inner.slots_restored == 0, (outer.slots_restored, inner.slots_restored))

@@ -42,7 +42,7 @@ def test_marked_own_failure_is_reported_as_its_own():
 
 @pytest.mark.syncscope(fail_on="hidden-sync")
 def test_marked_item_around_a_watch_fails():
-    # The test's block holds the inner watch's: 2 + 1 calls (two sites: two lines here).
+    # The test's block holds the inner watch's: 2 + 1 calls at one line that syncs.
     with syncscope.watch() as inner:
         for _ in range(2):
             fake_training.step()
