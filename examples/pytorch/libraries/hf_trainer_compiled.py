@@ -36,52 +36,13 @@ are those of hf_trainer_fixed.py.
 import sys
 import tempfile
 
-import torch
-from torch.utils.data import Dataset
-from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
-
-VOCAB, SEQ, BATCH = 1024, 128, 16
-EVAL_SAMPLES = 4 * BATCH
-
-
-class RandomTokens(Dataset):
-    """Random token ids; the labels are the inputs (the model shifts them)."""
-
-    def __init__(self, samples, seed):
-        generator = torch.Generator().manual_seed(seed)
-        self.ids = torch.randint(0, VOCAB, (samples, SEQ), generator=generator)
-
-    def __len__(self):
-        return len(self.ids)
-
-    def __getitem__(self, i):
-        return {"input_ids": self.ids[i], "labels": self.ids[i]}
+from _hf_setup import make_trainer
 
 
 def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    torch.manual_seed(0)
-    config = GPT2Config(vocab_size=VOCAB, n_positions=SEQ, n_embd=256, n_layer=4, n_head=4)
-    model = GPT2LMHeadModel(config)
     with tempfile.TemporaryDirectory() as out_dir:
-        args = TrainingArguments(
-            output_dir=out_dir,
-            max_steps=steps,
-            per_device_train_batch_size=BATCH,
-            per_device_eval_batch_size=BATCH,
-            learning_rate=3e-4,
-            logging_steps=10,
-            eval_strategy="steps",
-            eval_steps=50,
-            save_strategy="no",
-            report_to="none",
-            disable_tqdm=True,
-            seed=0,
-            torch_compile=True,
-        )
-        trainer = Trainer(model=model, args=args,
-                          train_dataset=RandomTokens(steps * BATCH, seed=1),
-                          eval_dataset=RandomTokens(EVAL_SAMPLES, seed=2))
+        trainer = make_trainer(steps, out_dir, torch_compile=True)
         trainer.train()
     print("done")
 
