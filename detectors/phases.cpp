@@ -18,6 +18,10 @@ const char* step_source_name(StepSource s) {
   return "?";
 }
 
+bool is_training_source(StepSource s) {
+  return s == StepSource::kOptimizerStep || s == StepSource::kNvtxRange || s == StepSource::kBackward;
+}
+
 std::string phase_name(const PhaseInfo& phase, const std::unordered_map<uint32_t, std::string>& strings) {
   if (phase.source != StepSource::kNvtxRange) return phase.name;
   auto name = strings.find(phase.nvtx_name_id);

@@ -13,11 +13,15 @@ namespace syncscope {
 enum class StepSource {
   kOptimizerStep,  // one step per torch.optim optimizer.step() (a marker event)
   kNvtxRange,      // one step per outermost NVTX range of the most frequent name (torch.cuda.nvtx, nvtx3)
-  kBackward,       // one step per backward pass: bursts of autograd's own thread
+  kBackward,       // one step per backward pass: backward markers, else bursts of autograd's own thread
   kPattern,        // the repeating pattern of calls on the phase's main thread
   kTime,           // no steps: a time-based warm-up only
 };
 const char* step_source_name(StepSource s);  // "optimizer-step", "nvtx-range", "backward", "pattern", "time"
+// Steps that mark a training loop (optimizer steps, NVTX ranges, backward
+// passes): the further phases found beside it are its evaluation passes,
+// "eval"; beside a mere pattern they are "loop-2".
+bool is_training_source(StepSource s);
 
 struct PhaseInfo {
   std::string name;  // "train", "eval", "eval-2", ...

@@ -3,7 +3,7 @@
 //   call_tokens    the calls searched and their tokens
 //   phase_steps    a phase's steps as they are built, and its summary
 //   marker_steps   1. optimizer-step markers, then NVTX ranges
-//   backward_steps 1b. bursts of autograd's backward thread
+//   backward_steps 1b. backward markers, else bursts of autograd's backward thread
 //   pattern_steps  2. the repeating pattern of the main thread's calls
 //   extra_work     what the main phase's ordinary steps do not explain
 //   sub_phases     further phases (eval) among that
@@ -77,7 +77,7 @@ MainPhase find_main_phase(const std::vector<Event>& events, const StepOptions& o
   uint32_t main_tid = first_caller(events);
   main.found = steps_from_markers(events, options, &main.phase, &main_tid) ||
                steps_from_nvtx_ranges(events, options, &main.phase, &main_tid) ||
-               steps_from_backward(events, options, main_tid, &main.phase);
+               steps_from_backward(events, options, &main_tid, &main.phase);
   Tokenizer tokenize;
   main.seq = tokens_of_thread(events, main_tid, tokenize);
   if (main.found) {
@@ -90,14 +90,15 @@ MainPhase find_main_phase(const std::vector<Event>& events, const StepOptions& o
 }
 
 // The main phase, then the further phases found in its extra work that
-// take enough of its time: "eval" and "eval-2" after a training loop,
+// take enough of its time: "eval" and "eval-2" after a training loop
+// (optimizer steps, NVTX ranges, backward passes),
 // "loop-2" and "loop-2-2" after a pattern.
 std::vector<PhaseSteps> all_phases(const std::vector<Event>& events, MainPhase main) {
   std::vector<PhaseSteps> phases;
   phases.push_back(std::move(main.phase));
   const double main_ns = phases[0].info.mean_step_ns * static_cast<double>(phases[0].info.steps);
   const StepSource source = phases[0].info.source;
-  const std::string prefix = source == StepSource::kOptimizerStep || source == StepSource::kNvtxRange ? "eval" : "loop-2";
+  const std::string prefix = is_training_source(source) ? "eval" : "loop-2";
   for (PhaseSteps& sub : sub_phases(events, main.seq, main.extra)) {
     if (sub.info.mean_step_ns * static_cast<double>(sub.info.steps) < kMinPhaseShare * main_ns) continue;
     sub.info.name = phases.size() == 1 ? prefix : prefix + "-2";

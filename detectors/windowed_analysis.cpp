@@ -113,12 +113,11 @@ void WindowedAnalysis::add_phases(const Analysis& a, std::vector<int>* phase_map
       steps_.step_ns += a.steps.step_ns * static_cast<double>(a.steps.steps);
     }
   }
-  // Steps from markers (or NVTX ranges) in the first window make the run a
-  // training loop: a later window without them (a long evaluation) found
-  // its passes by their pattern, as "loop"; they are the loop's further
-  // phases, "eval" as the whole trace would name them.
-  const bool training = !phases_.empty() && (phases_[0].source == StepSource::kOptimizerStep ||
-                                             phases_[0].source == StepSource::kNvtxRange);
+  // Steps from markers, NVTX ranges or backward passes in the first window
+  // make the run a training loop: a later window without them (a long
+  // evaluation) found its passes by their pattern, as "loop"; they are the
+  // loop's further phases, "eval" as the whole trace would name them.
+  const bool training = !phases_.empty() && is_training_source(phases_[0].source);
   for (PhaseInfo p : a.phases) {
     if (training && p.source == StepSource::kPattern && p.name.rfind("loop", 0) == 0) {
       p.name = "eval" + p.name.substr(4);

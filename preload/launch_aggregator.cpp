@@ -16,6 +16,13 @@ uint64_t mix_window(const uint64_t (&recent)[3]) {
   return h ^ (h >> 29);
 }
 
+// The markers the step search cuts steps at (an optimizer step, the start
+// of a backward pass): no run of any thread may span one.
+bool is_step_boundary(const Event& e) {
+  return e.api == static_cast<uint16_t>(ApiId::syncscope_optimizer_step) ||
+         e.api == static_cast<uint16_t>(ApiId::syncscope_backward_begin);
+}
+
 }  // namespace
 
 bool LaunchAggregator::foldable(const Event& e) {
@@ -39,7 +46,7 @@ void LaunchAggregator::add(const Event& e, Output* out) {
   }
   if (!foldable(e)) {
     close_thread(e.tid, out);
-    if (e.api == static_cast<uint16_t>(ApiId::syncscope_optimizer_step)) cut_at_step_boundary(e.start_ns, out);
+    if (is_step_boundary(e)) cut_at_step_boundary(e.start_ns, out);
     out->events.push_back(e);
     return;
   }

@@ -14,10 +14,11 @@
 // winnowing does): in a sequence that repeats with a shorter period, that is
 // the same place in every period, so the runs still repeat.
 //
-// A step boundary (the optimizer-step marker, of whichever thread) also
-// ends every other thread's run there: autograd's thread makes no call but
-// launches between its passes, and a run spanning the optimizer step would
-// spread its launches over it, some into the wrong step.
+// A step boundary (the optimizer-step marker or the backward marker, of
+// whichever thread) also ends every other thread's run there: autograd's
+// thread makes no call but launches between its passes, and a run spanning
+// the optimizer step, or the next backward() call, would spread its
+// launches over it, some into the wrong step.
 #pragma once
 
 #include <cstddef>

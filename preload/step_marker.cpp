@@ -1,21 +1,37 @@
-// syncscope_optimizer_step: called once per torch.optim optimizer step by the
-// post-hook that python/sitecustomize.py registers (through ctypes.PyDLL, so
-// with the GIL held: the event's stack carries the `optimizer.step()` line).
+// The step markers python/sitecustomize.py calls through ctypes.PyDLL (so
+// with the GIL held: each event's stack carries the Python line):
+//  - syncscope_optimizer_step: once per torch.optim optimizer step, after it;
+//  - syncscope_backward_begin: once per outermost torch.autograd.backward()
+//    call (loss.backward()), before it runs.
 // The analysis takes these events as the training loop's step boundaries
-// (detectors/segmentation.h). It records like any hooked call, and costs
-// nothing when not recording.
+// (detectors/segmentation.h), and the collector ends every thread's launch
+// run at their time (preload/launch_aggregator.h). Each records like any
+// hooked call (a rare event, not the launch path) and costs nothing when not
+// recording.
 #include "preload/call_record.h"
 #include "preload/in_hook.h"
 #include "preload/recorder.h"
 #include "preload/thread_state.h"
 
-extern "C" __attribute__((visibility("default"))) void syncscope_optimizer_step() {
+namespace {
+
+void record_marker(::syncscope::ApiId api) {
   using namespace ::syncscope::preload;
   if (!recording() || tls_in_hook) return;
   ThreadState* thread = current_thread_state();
   if (thread == nullptr) return;
   InHookScope in_hook;
-  CallRecord r(::syncscope::ApiId::syncscope_optimizer_step, kStack);
+  CallRecord r(api, kStack);
   r.begin();
   r.end(thread, 0);
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void syncscope_optimizer_step() {
+  record_marker(::syncscope::ApiId::syncscope_optimizer_step);
+}
+
+extern "C" __attribute__((visibility("default"))) void syncscope_backward_begin() {
+  record_marker(::syncscope::ApiId::syncscope_backward_begin);
 }

@@ -1,9 +1,11 @@
 #include "detectors/segmentation/backward_steps.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "detectors/period_search.h"
 #include "detectors/segmentation/call_tokens.h"
+#include "detectors/segmentation/marker_steps.h"
 
 namespace syncscope::segmentation {
 namespace {
@@ -48,12 +50,43 @@ bool busiest_other_thread(const std::vector<Event>& events, uint32_t main_tid, u
   return true;
 }
 
-// The backward thread's pattern calls, cut into bursts by the main thread's.
+// Backward passes: the backward thread's pattern calls cut into bursts by
+// the main thread's, or the intervals between backward markers.
 struct Bursts {
-  std::vector<uint64_t> starts;   // first call's start
+  std::vector<uint64_t> starts;   // first call's start, or the marker's
   std::vector<double> sizes;      // pattern calls
   std::vector<uint64_t> between;  // a hash of the main thread's calls after it
 };
+
+// The passes of the busiest backward-marker site (python/sitecustomize.py
+// marks each outermost torch.autograd.backward() call): each runs from its
+// marker to the next; *main_tid becomes the thread that made them, and each
+// pass's signature is what that thread calls up to the next marker (the
+// optimizer's update after every k-th under gradient accumulation). Markers
+// need no backward thread and no burst to be seen: an aggregated recording
+// cuts every thread's runs at them (preload/launch_aggregator.h).
+Bursts bursts_from_markers(const std::vector<Event>& events, uint32_t* main_tid) {
+  Bursts bursts;
+  const std::vector<size_t> markers = busiest_marker_site(events, ApiId::syncscope_backward_begin);
+  if (markers.empty()) return bursts;
+  *main_tid = events[markers.front()].tid;
+  Tokenizer tokenize;
+  size_t next = 0;
+  for (size_t i = markers.front(); i < events.size(); ++i) {
+    if (next < markers.size() && i == markers[next]) {
+      bursts.starts.push_back(events[i].start_ns);
+      bursts.sizes.push_back(0);
+      bursts.between.push_back(0);
+      ++next;
+      continue;
+    }
+    const Event& e = events[i];
+    if (!is_pattern_call(e)) continue;
+    bursts.sizes.back() += static_cast<double>(calls_of(e));
+    if (e.tid == *main_tid) bursts.between.back() = bursts.between.back() * kHashPrime + tokenize(e) + 1;
+  }
+  return bursts;
+}
 
 // A folded run of the backward thread (trace/event.h) may span several
 // backward passes: the aggregator cuts runs by their content, not at each
@@ -161,24 +194,55 @@ Grouping accumulation_grouping(const std::vector<uint64_t>& between) {
   return grouping;
 }
 
+// The passes from backward markers when there are enough, else autograd's
+// thread's bursts; *from_markers says which. Empty when neither makes a loop.
+Bursts backward_passes(const std::vector<Event>& events, size_t warmup, uint32_t* main_tid, bool* from_markers) {
+  uint32_t marker_tid = *main_tid;
+  Bursts bursts = bursts_from_markers(events, &marker_tid);
+  *from_markers = bursts.starts.size() >= warmup + kMinBurstsPastWarmup;
+  if (*from_markers) {
+    *main_tid = marker_tid;
+    return bursts;
+  }
+  uint32_t backward_tid = 0;
+  if (!busiest_other_thread(events, *main_tid, &backward_tid)) return {};
+  bursts = bursts_of(events, backward_tid, *main_tid);
+  if (bursts.starts.size() < warmup + kMinBurstsPastWarmup || median(bursts.sizes) < kMinBurstCalls) return {};
+  return bursts;
+}
+
 }  // namespace
 
-bool steps_from_backward(const std::vector<Event>& events, const StepOptions& options, uint32_t main_tid,
+bool steps_from_backward(const std::vector<Event>& events, const StepOptions& options, uint32_t* main_tid,
                          PhaseSteps* out) {
-  uint32_t backward_tid = 0;
-  if (!busiest_other_thread(events, main_tid, &backward_tid)) return false;
-  const Bursts bursts = bursts_of(events, backward_tid, main_tid);
   const size_t warmup = warmup_steps(options, kOptimizerWarmupSteps);
-  if (bursts.starts.size() < warmup + kMinBurstsPastWarmup || median(bursts.sizes) < kMinBurstCalls) return false;
+  uint32_t tid = *main_tid;
+  bool from_markers = false;
+  const Bursts bursts = backward_passes(events, warmup, &tid, &from_markers);
+  if (bursts.starts.empty()) return false;
   const Grouping grouping = accumulation_grouping(bursts.between);
   out->info.name = "train";
   out->info.source = StepSource::kBackward;
-  out->info.calls_per_step = static_cast<uint32_t>(median(bursts.sizes) * static_cast<double>(grouping.group));
   std::vector<uint64_t> step_starts;
-  for (size_t k = grouping.offset; k < bursts.starts.size(); k += grouping.group)
+  std::vector<double> step_calls;  // a marker pass's calls, summed over its group
+  for (size_t k = grouping.offset; k < bursts.starts.size(); k += grouping.group) {
     step_starts.push_back(bursts.starts[k]);
-  for (size_t k = warmup; k + 1 < step_starts.size(); ++k) out->steps.add(step_starts[k], step_starts[k + 1]);
-  return out->steps.size() >= kMinSteadySteps;
+    double calls = 0;
+    for (size_t j = k; j < std::min(k + grouping.group, bursts.sizes.size()); ++j) calls += bursts.sizes[j];
+    step_calls.push_back(calls);
+  }
+  std::vector<double> steady_calls;
+  for (size_t k = warmup; k + 1 < step_starts.size(); ++k) {
+    out->steps.add(step_starts[k], step_starts[k + 1]);
+    steady_calls.push_back(step_calls[k]);
+  }
+  // A burst holds the backward thread's calls alone; a marker's pass every
+  // call of the step, as an optimizer step's does.
+  out->info.calls_per_step = static_cast<uint32_t>(
+      from_markers ? median(steady_calls) : median(bursts.sizes) * static_cast<double>(grouping.group));
+  if (out->steps.size() < kMinSteadySteps) return false;
+  *main_tid = tid;
+  return true;
 }
 
 }  // namespace syncscope::segmentation

@@ -13,12 +13,12 @@ namespace {
 // its set-up: a loop needs this many markers even then.
 constexpr size_t kMinMarkers = 3;
 
-// Positions of the markers of the site that left the most (on a tie, the one
-// that left the first); empty when there is none.
-std::vector<size_t> busiest_marker_site(const std::vector<Event>& events) {
+}  // namespace
+
+std::vector<size_t> busiest_marker_site(const std::vector<Event>& events, ApiId marker) {
   std::unordered_map<uint32_t, std::vector<size_t>> by_site;
   for (size_t i = 0; i < events.size(); ++i) {
-    if (is_api(events[i], ApiId::syncscope_optimizer_step)) by_site[events[i].stack_id].push_back(i);
+    if (is_api(events[i], marker)) by_site[events[i].stack_id].push_back(i);
   }
   const std::vector<size_t>* markers = nullptr;
   for (const auto& [site, list] : by_site) {
@@ -29,6 +29,8 @@ std::vector<size_t> busiest_marker_site(const std::vector<Event>& events) {
   }
   return markers == nullptr ? std::vector<size_t>{} : *markers;
 }
+
+namespace {
 
 // Step k ends with marker k and starts right after marker k-1 (the first
 // with the run); the first `warmup` steps are warm-up. The phase's calls per
@@ -54,7 +56,7 @@ void add_marker_steps(const std::vector<Event>& events, const std::vector<size_t
 
 bool steps_from_markers(const std::vector<Event>& events, const StepOptions& options, PhaseSteps* out,
                         uint32_t* main_tid) {
-  const std::vector<size_t> markers = busiest_marker_site(events);
+  const std::vector<size_t> markers = busiest_marker_site(events, ApiId::syncscope_optimizer_step);
   const size_t warmup = warmup_steps(options, kOptimizerWarmupSteps);
   if (markers.size() < warmup + kMinSteadySteps || markers.size() < kMinMarkers) return false;
   const Event& first = events[markers.front()];

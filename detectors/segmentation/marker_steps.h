@@ -7,9 +7,16 @@
 #include <vector>
 
 #include "detectors/segmentation/phase_steps.h"
+#include "trace/api.h"
 #include "trace/event.h"
 
 namespace syncscope::segmentation {
+
+// Positions of the `marker` events of the site (stack) that left the most
+// (on a tie, the one that left the first); empty when there is none. One
+// loop's markers share a line; another line's (a second optimizer, a
+// backward() inside the pass) are not its steps.
+std::vector<size_t> busiest_marker_site(const std::vector<Event>& events, ApiId marker);
 
 // The main phase ("train") from the markers of the most frequent marker
 // site; *main_tid becomes the thread that made them. False (nothing

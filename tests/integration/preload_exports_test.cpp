@@ -33,11 +33,11 @@ TEST(PreloadExports, OnlyTheHooks) {
   ASSERT_FALSE(names.empty());
   // The runtime and driver hooks, dlsym (driver entry points fetched at run
   // time), PyEval_RestoreThread/SaveThread (Python attribution) and the
-  // optimizer-step marker that python/sitecustomize.py calls, the NVTX
+  // step markers that python/sitecustomize.py calls, the NVTX
   // loader's entry point (nvtx_injection.cpp), and syncscope.watch()'s
   // in-process control (in_process.cpp).
   std::regex hook(
-      "^((__cuda|cuda|cu)[A-Za-z0-9_]+|dlsym|PyEval_RestoreThread|PyEval_SaveThread|syncscope_optimizer_step|InitializeInjectionNvtx2|syncscope_control|syncscope_control_endpoint_stop)"
+      "^((__cuda|cuda|cu)[A-Za-z0-9_]+|dlsym|PyEval_RestoreThread|PyEval_SaveThread|syncscope_optimizer_step|syncscope_backward_begin|InitializeInjectionNvtx2|syncscope_control|syncscope_control_endpoint_stop)"
       "(@@?[A-Za-z0-9_.]+)?$");
   for (const std::string& name : names) {
     EXPECT_TRUE(std::regex_match(name, hook)) << "unexpected export: " << name;

@@ -1,7 +1,8 @@
 // The program's own structure under `syncscope run` (issue 11), end to end on
-// the fake runtime: optimizer steps marked through syncscope's sitecustomize
-// (with a stand-in torch.optim), the user's sitecustomize still run, and a
-// sync made on a thread without Python attributed to the line that waited.
+// the fake runtime: optimizer steps and backward passes marked through
+// syncscope's sitecustomize (with a stand-in torch), the user's
+// sitecustomize still run, and a sync made on a thread without Python
+// attributed to the line that waited.
 #include <gtest/gtest.h>
 
 #include "detectors/analysis.h"
@@ -15,12 +16,12 @@ const std::string kScript = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/accu
 const std::string kStandIns = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
 
 // The line of the innermost frame in the test script (0: none).
-uint32_t python_line(const ProcessTrace& t, uint32_t stack) {
+uint32_t python_line(const ProcessTrace& t, uint32_t stack, const std::string& script = kScript) {
   auto it = t.python_stacks.find(stack);
   if (it == t.python_stacks.end()) return 0;
   for (const PythonFrame& frame : it->second) {
     auto code = t.python_code.find(frame.code_id);
-    if (code != t.python_code.end() && code->second.file == kScript) return frame.line;
+    if (code != t.python_code.end() && code->second.file == script) return frame.line;
   }
   return 0;
 }
@@ -111,6 +112,83 @@ TEST(ProgramStructure, EveryCallOfALongGilReleaseGetsItsLine) {
   }
   EXPECT_EQ(at_line, 40u * 30u);
   EXPECT_EQ(main_thread_syncs, at_line + 30u) << "and the read-back's sync, once per step";
+}
+
+// word_language_model's shape (issue 23): no torch.optim, loss.backward()
+// every batch with its pass queued by a persistent worker thread, a
+// read-back every batch, then an evaluation pass without backward.
+const std::string kManualScript = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/manual_update_loop.py";
+constexpr uint32_t kBackwardLine = 33, kTrainItemLine = 37, kEvalItemLine = 41;
+
+ProcessTrace record_manual_update(const std::string& name, const std::vector<std::string>& options,
+                                  std::map<std::string, std::string> env = {}) {
+  std::string dir = fresh_dir(name);
+  env.merge(fake_runtime_env());
+  env["PYTHONPATH"] = kStandIns;
+  env["SYNCSCOPE_GPU_TIMELINE"] = "0";  // a GPU timeline keeps every launch: the default recording aggregates
+  std::vector<std::string> argv = {syncscope_bin(), "run", "--no-report", "-o", dir + "/t"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  for (const char* arg : {"--", "/usr/bin/env", "python3"}) argv.emplace_back(arg);
+  for (const std::string& arg :
+       {kManualScript, std::string("60"), std::string("40"), std::string(SYNCSCOPE_FRAMELESS_WORKER),
+        std::string(SYNCSCOPE_EXAMPLES_DIR) + "/liblaunch_burst.so"})
+    argv.push_back(arg);
+  RunResult r = run(argv, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  EXPECT_EQ(traces.size(), 1u);
+  return traces.empty() ? ProcessTrace{} : traces[0];
+}
+
+const Finding* steady_at_line(const Analysis& a, const ProcessTrace& t, uint32_t line) {
+  for (const Finding& f : a.findings) {
+    if (f.phase == Phase::kSteady && python_line(t, f.stack_id, kManualScript) == line) return &f;
+  }
+  return nullptr;
+}
+
+// One step per batch, the read-back once per step, the evaluation a steady
+// "eval" phase, in the default (aggregated) recording as with --detail full.
+// Without the backward marker the aggregated recording's runs of the
+// worker's memsets span several passes and the steps were lost.
+void expect_manual_update_structure(const std::string& detail) {
+  SCOPED_TRACE(detail);
+  ProcessTrace t = record_manual_update(
+      "structure-backward-" + detail,
+      detail == "full" ? std::vector<std::string>{"--detail", "full"} : std::vector<std::string>{});
+  EXPECT_EQ(t.info("trace.detail"), detail);
+  size_t markers = 0;
+  for (const Event& e : t.events) {
+    if (e.api != static_cast<uint16_t>(ApiId::syncscope_backward_begin)) continue;
+    ++markers;
+    EXPECT_EQ(python_line(t, e.stack_id, kManualScript), kBackwardLine) << "the loss.backward() line";
+  }
+  EXPECT_EQ(markers, 60u);
+  if (detail == "aggregated") EXPECT_GT(t.launch_runs, 0u) << "the passes were folded into runs";
+  Analysis a = analyze(t);
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_EQ(a.phases[0].source, StepSource::kBackward);
+  EXPECT_EQ(a.phases[0].name, "train");
+  EXPECT_EQ(a.phases[0].steps, 57u);  // two warm-up steps; the last pass has no next start
+  const Finding* item = steady_at_line(a, t, kTrainItemLine);
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->phase_index, 0);
+  EXPECT_DOUBLE_EQ(item->per_step, 1.0);
+  const Finding* eval = steady_at_line(a, t, kEvalItemLine);
+  ASSERT_NE(eval, nullptr) << "the evaluation is a steady phase, not teardown";
+  ASSERT_GT(eval->phase_index, 0);
+  EXPECT_EQ(a.phases[static_cast<size_t>(eval->phase_index)].name, "eval");
+  EXPECT_NEAR(eval->per_step, 1.0, 0.1);
+}
+
+TEST(ProgramStructure, BackwardMarkersMakeTheStepsOfAManualUpdate) {
+  expect_manual_update_structure("aggregated");
+  expect_manual_update_structure("full");
+}
+
+TEST(ProgramStructure, BackwardMarkersCanBeTurnedOff) {
+  ProcessTrace t = record_manual_update("structure-backward-off", {}, {{"SYNCSCOPE_STEP_MARKERS", "0"}});
+  for (const Event& e : t.events) EXPECT_NE(e.api, static_cast<uint16_t>(ApiId::syncscope_backward_begin));
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // checkpoint, train-then-eval epochs, gradient accumulation, a long compile
 // warm-up, variable-length batches, other threads' calls interleaved, and
 // backward-thread calls attributed to the line that waited for them.
-// Each shape runs three times: launch by launch; aggregated into runs by the
+// Programs record what `syncscope run` leaves (optimizer-step and backward
+// markers), backward markers alone (no torch.optim), or no marker at all
+// (attach). Each shape runs three times: launch by launch; aggregated into runs by the
 // recorder's aggregator and put back launch by launch; and aggregated and
 // folded, as the reporter reads a recorded trace (folded_runs.h): the same
 // steps, phases and findings every way.
@@ -22,7 +24,7 @@ namespace syncscope::testing {
 namespace {
 
 constexpr uint32_t kMain = 1, kBackward = 2;
-constexpr uint32_t kItemSite = 7, kEvalItemSite = 9, kCheckpointSite = 11, kMarkerSite = 99;
+constexpr uint32_t kItemSite = 7, kEvalItemSite = 9, kCheckpointSite = 11, kMarkerSite = 99, kBackwardMarkerSite = 97;
 constexpr uint64_t kForwardHostNs = 1500000;
 constexpr uint32_t kBackwardWaitSite = 98;
 
@@ -52,27 +54,36 @@ class ProgramShapes : public ::testing::TestWithParam<Reading> {
 #define SKIP_WHEN_FOLDED(why)                                  \
   if (GetParam() == Reading::kFolded) GTEST_SKIP() << (why); \
   static_assert(true)
-// Steps from backward bursts, once launches are aggregated: autograd's
-// thread makes no other call between its passes, so the recorder's runs
-// (cut by content, not by time) span several passes, and neither their
-// launches put back nor the folded runs show where one pass ends. Cutting
-// runs at pauses was tried and left out: under load a host hiccup cut runs
-// at random places (docs/limits.md).
+// Steps from backward bursts without backward markers (attach, `python -I`),
+// once launches are aggregated: autograd's thread makes no other call
+// between its passes, so the recorder's runs (cut by content, not by time)
+// span several passes, and neither their launches put back nor the folded
+// runs show where one pass ends (docs/limits.md). Under `syncscope run` the
+// backward marker cuts them.
 #define SKIP_WHEN_AGGREGATED(why)                                  \
   if (GetParam() != Reading::kRaw) GTEST_SKIP() << (why); \
   static_assert(true)
+
+// What the program leaves besides its CUDA calls.
+enum class Marks {
+  kNone,      // nothing: attached after the fact
+  kBackward,  // backward markers alone: `syncscope run`, no torch.optim (a manual update)
+  kAll,       // optimizer-step and backward markers: `syncscope run` with torch.optim
+};
+const char* marks_name(Marks m) { return m == Marks::kNone ? "none" : m == Marks::kBackward ? "backward" : "all"; }
+
 // The same, for one case of a test: steps from backward bursts (no markers,
 // backward on its own thread) once launches are aggregated.
-bool bursts_unseen(bool markers, uint32_t backward_tid) {
-  return reading != Reading::kRaw && !markers && backward_tid != kMain;
+bool bursts_unseen(Marks marks, uint32_t backward_tid) {
+  return reading != Reading::kRaw && marks == Marks::kNone && backward_tid != kMain;
 }
 
 // A small PyTorch-like program written as the recorder would see it.
 class Program {
  public:
-  // markers: optimizer-step marker events; backward_tid: the thread that
-  // runs backward (autograd's own, or the main thread: no bursts to see).
-  explicit Program(bool markers, uint32_t backward_tid = kBackward) : markers_(markers), backward_tid_(backward_tid) {}
+  // marks: the marker events recorded; backward_tid: the thread that runs
+  // backward (autograd's own, or the main thread: no bursts to see).
+  explicit Program(Marks marks, uint32_t backward_tid = kBackward) : marks_(marks), backward_tid_(backward_tid) {}
   Event& launch(uint64_t kernel, uint32_t tid = kMain) {
     Event& e = s_.launch(kernel);
     e.tid = tid;
@@ -97,7 +108,10 @@ class Program {
   }
   // On autograd's thread, the main thread waits in loss.backward() with the
   // GIL released, as the recorder sees it (a syncscope_gil_wait around it).
+  // Under `syncscope run`, loss.backward() leaves a marker on the main
+  // thread before the pass starts.
   void backward(int layers) {
+    if (marks_ != Marks::kNone) s_.call(ApiId::syncscope_backward_begin, 500, 0, kBackwardMarkerSite).tid = kMain;
     const uint64_t start = s_.now();
     for (int l = 0; l < layers; ++l) {
       for (uint64_t k = 30; k < 40; ++k) launch(k, backward_tid_);
@@ -106,7 +120,7 @@ class Program {
   }
   void optimizer_step() {
     for (uint64_t k = 50; k < 53; ++k) launch(k);
-    if (markers_) s_.call(ApiId::syncscope_optimizer_step, 500, 0, kMarkerSite).tid = kMain;
+    if (marks_ == Marks::kAll) s_.call(ApiId::syncscope_optimizer_step, 500, 0, kMarkerSite).tid = kMain;
   }
   void checkpoint() {
     for (int t = 0; t < 4; ++t) {
@@ -136,7 +150,7 @@ class Program {
 
  private:
   Stream s_;
-  bool markers_;
+  Marks marks_;
   uint32_t backward_tid_;
 };
 
@@ -153,8 +167,8 @@ const PhaseInfo* phase_of(const Analysis& a, const Finding* f) {
 
 // A 6-layer GPT: `.item()` every 5 steps, eval (4 batches) every 10 steps,
 // a checkpoint every 20, then a final eval and checkpoint.
-Program gpt(bool markers, uint32_t backward_tid = kBackward, int steps = 60) {
-  Program p(markers, backward_tid);
+Program gpt(Marks marks, uint32_t backward_tid = kBackward, int steps = 60) {
+  Program p(marks, backward_tid);
   for (int step = 1; step <= steps; ++step) {
     p.forward(6);
     p.backward(6);
@@ -191,7 +205,7 @@ void expect_gpt_structure(const Analysis& a, StepSource source) {
 }
 
 TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByOptimizerSteps) {
-  Program p = gpt(true);
+  Program p = gpt(Marks::kAll);
   Analysis a = analyze(p.trace());
   expect_gpt_structure(a, StepSource::kOptimizerStep);
   EXPECT_EQ(a.phases[0].name, "train");
@@ -201,9 +215,21 @@ TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByOptimizerSteps) {
   EXPECT_EQ(a.phases.size(), 2u);                // train and eval, nothing else
 }
 
+// No torch.optim: one step per loss.backward() marker, every reading.
 TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByBackwardPasses) {
-  SKIP_WHEN_AGGREGATED("backward passes share aggregated runs");
-  Program p = gpt(false);
+  Program p = gpt(Marks::kBackward);
+  Analysis a = analyze(p.trace());
+  expect_gpt_structure(a, StepSource::kBackward);
+  EXPECT_EQ(a.phases[0].steps, 57u);  // two warm-up steps, the last pass has no next start
+  EXPECT_EQ(a.phases[0].name, "train");
+  EXPECT_EQ(a.phases[1].name, "eval");
+  EXPECT_EQ(a.phases.size(), 2u);  // train and eval, nothing else
+}
+
+// Attached after the fact (no markers): the bursts of autograd's thread.
+TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByBackwardBursts) {
+  SKIP_WHEN_AGGREGATED("backward passes share aggregated runs without backward markers");
+  Program p = gpt(Marks::kNone);
   Analysis a = analyze(p.trace());
   expect_gpt_structure(a, StepSource::kBackward);
 }
@@ -214,7 +240,7 @@ TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByBackwardPasses) {
 // be counted as steps of it (a documented limit of the fallback).
 TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByPattern) {
   SKIP_WHEN_FOLDED("steps of launches alone, found by pattern: not found folded");
-  Program p = gpt(false, kMain);
+  Program p = gpt(Marks::kNone, kMain);
   Analysis a = analyze(p.trace());
   ASSERT_FALSE(a.phases.empty());
   EXPECT_EQ(a.phases[0].source, StepSource::kPattern);
@@ -232,8 +258,9 @@ TEST_P(ProgramShapes, TransformerWithEvalAndCheckpointByPattern) {
 
 // The LSTM LM: a train epoch with .item() every step, then validation and test.
 TEST_P(ProgramShapes, TrainEpochThenValidationAndTest) {
-  for (bool markers : {true, false}) {
-    Program p(markers);
+  for (Marks marks : {Marks::kAll, Marks::kBackward, Marks::kNone}) {
+    SCOPED_TRACE(marks_name(marks));
+    Program p(marks);
     for (int step = 0; step < 100; ++step) {
       p.forward(2);
       p.backward(2);
@@ -244,17 +271,17 @@ TEST_P(ProgramShapes, TrainEpochThenValidationAndTest) {
     p.idle(100000);
     p.eval(30, 2);
     Analysis a = analyze(p.trace());
-    ASSERT_FALSE(a.phases.empty()) << markers;
-    EXPECT_GE(a.phases[0].steps, 97u) << markers;
+    ASSERT_FALSE(a.phases.empty());
+    EXPECT_GE(a.phases[0].steps, 97u);
     const Finding* item = find(a, kItemSite);
-    ASSERT_NE(item, nullptr) << markers;
-    EXPECT_EQ(item->phase_index, 0) << markers;
-    EXPECT_NEAR(item->per_step, 1.0, 0.02) << markers;
+    ASSERT_NE(item, nullptr);
+    EXPECT_EQ(item->phase_index, 0);
+    EXPECT_NEAR(item->per_step, 1.0, 0.02);
     const Finding* eval = find(a, kEvalItemSite);
-    ASSERT_NE(eval, nullptr) << "validation and test are a recurring phase, not teardown (" << markers << ")";
-    EXPECT_GT(eval->phase_index, 0) << markers;
-    EXPECT_GE(eval->count, 55u) << markers;
-    EXPECT_NEAR(eval->per_step, 1.0, 0.1) << markers;
+    ASSERT_NE(eval, nullptr) << "validation and test are a recurring phase, not teardown ";
+    EXPECT_GT(eval->phase_index, 0);
+    EXPECT_GE(eval->count, 55u);
+    EXPECT_NEAR(eval->per_step, 1.0, 0.1);
   }
 }
 
@@ -262,10 +289,12 @@ TEST_P(ProgramShapes, TrainEpochThenValidationAndTest) {
 TEST_P(ProgramShapes, GradientAccumulation) {
   // Optimizer steps; backward bursts grouped by what the main thread does
   // after them; the repeating pattern of one thread.
-  for (auto [markers, backward_tid] :
-       {std::pair{true, kBackward}, std::pair{false, kBackward}, std::pair{false, kMain}}) {
-    if (bursts_unseen(markers, backward_tid)) continue;  // backward passes share aggregated runs
-    Program p(markers, backward_tid);
+  for (auto [marks, backward_tid] : {std::pair{Marks::kAll, kBackward}, std::pair{Marks::kBackward, kBackward},
+                                     std::pair{Marks::kNone, kBackward}, std::pair{Marks::kNone, kMain}}) {
+    SCOPED_TRACE(marks_name(marks));
+    SCOPED_TRACE(backward_tid);
+    if (bursts_unseen(marks, backward_tid)) continue;  // backward passes share aggregated runs
+    Program p(marks, backward_tid);
     for (int step = 0; step < 30; ++step) {
       for (int micro = 0; micro < 4; ++micro) {
         p.forward(3);
@@ -275,13 +304,13 @@ TEST_P(ProgramShapes, GradientAccumulation) {
       p.item(kItemSite);
     }
     Analysis a = analyze(p.trace());
-    ASSERT_FALSE(a.phases.empty()) << markers;
-    EXPECT_GE(a.phases[0].steps, 27u) << markers;
-    EXPECT_LE(a.phases[0].steps, 29u) << markers;
+    ASSERT_FALSE(a.phases.empty());
+    EXPECT_GE(a.phases[0].steps, 27u);
+    EXPECT_LE(a.phases[0].steps, 29u);
     const Finding* item = find(a, kItemSite);
-    ASSERT_NE(item, nullptr) << markers;
-    EXPECT_NEAR(item->per_step, 1.0, 0.05) << markers;
-    EXPECT_EQ(item->every_n_steps, 0u) << markers;
+    ASSERT_NE(item, nullptr);
+    EXPECT_NEAR(item->per_step, 1.0, 0.05);
+    EXPECT_EQ(item->every_n_steps, 0u);
   }
 }
 
@@ -299,7 +328,7 @@ TEST_P(ProgramShapes, EveryCallRecursInTheStepByPattern) {
   for (int steps : {300, 3000}) {
   SCOPED_TRACE(steps);
   constexpr uint32_t kUploadSite = 13;
-  Program p(false, kMain);
+  Program p(Marks::kNone, kMain);
   // 12 identical layers of 4 kernels each way, nothing else in the model.
   auto forward = [&p] {
     for (int l = 0; l < 12; ++l) {
@@ -350,7 +379,7 @@ TEST_P(ProgramShapes, EveryCallRecursInTheStepByPattern) {
 // were of the steps' own length: LaunchAggregation.*, end to end).
 TEST_P(ProgramShapes, AWaitBetweenStepsIsAShareOfTheLoopsTime) {
   SKIP_WHEN_FOLDED("steps of launches alone, found by pattern: not found folded");
-  Program p(false, kMain);
+  Program p(Marks::kNone, kMain);
   for (int step = 1; step <= 200; ++step) {
     p.forward(6);
     p.backward(6);
@@ -369,9 +398,10 @@ TEST_P(ProgramShapes, AWaitBetweenStepsIsAShareOfTheLoopsTime) {
 
 // torch.compile: thousands of distinct calls while compiling, then the loop.
 TEST_P(ProgramShapes, LongCompileWarmupThenTraining) {
-  for (bool markers : {true, false}) {
-    if (bursts_unseen(markers, kBackward)) continue;  // backward passes share aggregated runs
-    Program p(markers);
+  for (Marks marks : {Marks::kAll, Marks::kBackward, Marks::kNone}) {
+    SCOPED_TRACE(marks_name(marks));
+    if (bursts_unseen(marks, kBackward)) continue;  // backward passes share aggregated runs
+    Program p(marks);
     std::mt19937 rng(5);
     for (int i = 0; i < 5000; ++i) p.launch(1000 + rng() % 20000);
     for (int step = 0; step < 40; ++step) {
@@ -381,19 +411,19 @@ TEST_P(ProgramShapes, LongCompileWarmupThenTraining) {
       p.item(kItemSite);
     }
     Analysis a = analyze(p.trace());
-    ASSERT_FALSE(a.phases.empty()) << markers;
-    EXPECT_GE(a.phases[0].steps, 37u) << markers;
-    EXPECT_GE(a.steps.steady_start_ns, p.events()[5000].start_ns) << markers;
+    ASSERT_FALSE(a.phases.empty());
+    EXPECT_GE(a.phases[0].steps, 37u);
+    EXPECT_GE(a.steps.steady_start_ns, p.events()[5000].start_ns);
     const Finding* item = find(a, kItemSite);
-    ASSERT_NE(item, nullptr) << markers;
-    EXPECT_NEAR(item->per_step, 1.0, 0.05) << markers;
+    ASSERT_NE(item, nullptr);
+    EXPECT_NEAR(item->per_step, 1.0, 0.05);
   }
 }
 
 // Variable-length batches choose different kernels each step; the optimizer
 // step still marks the step.
 TEST_P(ProgramShapes, VariableLengthBatchesWithOptimizerSteps) {
-  Program p(true);
+  Program p(Marks::kAll);
   std::mt19937 rng(3);
   for (int step = 0; step < 50; ++step) {
     int extra = static_cast<int>(rng() % 6);
@@ -413,7 +443,7 @@ TEST_P(ProgramShapes, VariableLengthBatchesWithOptimizerSteps) {
 
 // A DataLoader stall: some steps wait long for data; steps stay steps.
 TEST_P(ProgramShapes, DataLoaderStallsDoNotBreakSteps) {
-  Program p(false);
+  Program p(Marks::kNone);
   for (int step = 0; step < 60; ++step) {
     if (step % 7 == 0) p.idle(5000000);
     p.forward(2);
@@ -433,7 +463,7 @@ TEST_P(ProgramShapes, DataLoaderStallsDoNotBreakSteps) {
 // 50% of the calls: the main thread's steps are found all the same.
 TEST_P(ProgramShapes, OtherThreadsInterleaved) {
   for (int share : {5, 50}) {
-    Program p(false);
+    Program p(Marks::kNone);
     std::mt19937 rng(9);
     for (int step = 0; step < 200; ++step) {
       for (uint64_t k = 0; k < 20; ++k) {
@@ -512,7 +542,7 @@ void save_checkpoint(Program& p, int tensors) {
 }
 
 TEST_P(ProgramShapes, CheckpointAfterTrainingIsTeardownNotAPass) {
-  Program p(true);
+  Program p(Marks::kAll);
   for (int step = 0; step < 40; ++step) {
     p.forward(4);
     p.backward(4);
@@ -526,7 +556,7 @@ TEST_P(ProgramShapes, CheckpointAfterTrainingIsTeardownNotAPass) {
 }
 
 TEST_P(ProgramShapes, ShortEvalPassesAndACheckpointInsideTheLoop) {
-  Program p(true);
+  Program p(Marks::kAll);
   for (int step = 1; step <= 60; ++step) {
     p.forward(6);
     p.backward(6);
@@ -557,9 +587,11 @@ TEST_P(ProgramShapes, ShortEvalPassesAndACheckpointInsideTheLoop) {
 
 // word_language_model: no torch.optim (a manual SGD update on the main
 // thread after each backward), an .item() every batch, then evaluation.
+// The backward marker of each loss.backward() makes the steps in every
+// reading (aggregated, autograd's runs spanned several passes and the step
+// search lost them: 4,666 "steps" of 23 calls instead of 308 batches).
 TEST_P(ProgramShapes, ManualUpdateWithoutOptimizerUsesBackwardPasses) {
-  SKIP_WHEN_AGGREGATED("backward passes share aggregated runs");
-  Program p(false);
+  Program p(Marks::kBackward);
   for (int step = 0; step < 200; ++step) {
     p.forward(2);
     p.backward(2);
@@ -574,6 +606,31 @@ TEST_P(ProgramShapes, ManualUpdateWithoutOptimizerUsesBackwardPasses) {
   const Finding* item = find(a, kItemSite);
   ASSERT_NE(item, nullptr);
   EXPECT_NEAR(item->per_step, 1.0, 0.02);
+  EXPECT_EQ(item->every_n_steps, 0u);
+  const Finding* eval = find(a, kEvalItemSite);
+  ASSERT_NE(eval, nullptr) << "the evaluation after training is a steady phase, not teardown";
+  ASSERT_GT(eval->phase_index, 0);
+  EXPECT_EQ(a.phases[static_cast<size_t>(eval->phase_index)].name, "eval");
+  EXPECT_NEAR(eval->per_step, 1.0, 0.1);
+  EXPECT_EQ(a.phases.size(), 2u);
+}
+
+// The same program attached after the fact: no markers, the bursts of
+// autograd's thread, launch by launch only (docs/limits.md).
+TEST_P(ProgramShapes, ManualUpdateWithoutMarkersUsesBackwardBursts) {
+  SKIP_WHEN_AGGREGATED("backward passes share aggregated runs without backward markers");
+  Program p(Marks::kNone);
+  for (int step = 0; step < 200; ++step) {
+    p.forward(2);
+    p.backward(2);
+    for (uint64_t param = 0; param < 8; ++param) p.launch(60);
+    p.item(kItemSite);
+  }
+  p.eval(50, 2);
+  Analysis a = analyze(p.trace());
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_EQ(a.phases[0].source, StepSource::kBackward);
+  EXPECT_EQ(a.phases[0].steps, 197u);
   const Finding* eval = find(a, kEvalItemSite);
   ASSERT_NE(eval, nullptr);
   EXPECT_GT(eval->phase_index, 0);
@@ -666,21 +723,21 @@ WholeAndWindows compare_windowed(const Program& p, size_t per_window, size_t min
 }
 
 TEST(WindowedAnalysis, ALongRunByOptimizerStepsAddsUpToTheWhole) {
-  const WholeAndWindows r = compare_windowed(gpt(true, kBackward, 600), 20000, 5, /*exact=*/true);
+  const WholeAndWindows r = compare_windowed(gpt(Marks::kAll, kBackward, 600), 20000, 5, /*exact=*/true);
   ASSERT_FALSE(r.win.phases.empty());
   EXPECT_EQ(r.win.phases[0].name, "train");
   EXPECT_EQ(r.win.phases[0].steps, r.whole.phases[0].steps) << "marker steps: none lost at the windows' edges";
 }
 
 TEST(WindowedAnalysis, ALongRunByItsPatternAddsUpToTheWhole) {
-  compare_windowed(gpt(false, kMain, 600), 20000, 5, /*exact=*/false);
+  compare_windowed(gpt(Marks::kNone, kMain, 600), 20000, 5, /*exact=*/false);
 }
 
 // Training, then a final evaluation longer than a window: a window of eval
 // batches alone finds them by their pattern ("loop" on its own); they are
 // the evaluation phase of the whole run, as the whole analysis says.
 TEST(WindowedAnalysis, AnEvaluationLongerThanAWindowStaysTheEvalPhase) {
-  Program p = gpt(true, kBackward, 300);
+  Program p = gpt(Marks::kAll, kBackward, 300);
   p.eval(600, 6);
   const WholeAndWindows r = compare_windowed(p, 20000, 3, /*exact=*/false);
   ASSERT_EQ(r.whole.phases.size(), 2u);
@@ -689,7 +746,7 @@ TEST(WindowedAnalysis, AnEvaluationLongerThanAWindowStaysTheEvalPhase) {
 
 // One window: the whole analysis itself.
 TEST(WindowedAnalysis, OneWindowIsTheWholeAnalysis) {
-  const Program p = gpt(true);
+  const Program p = gpt(Marks::kAll);
   const Analysis whole = analyze(p.trace());
   size_t windows = 0;
   const Analysis win = windowed(p.events(), p.events().size(), &windows);

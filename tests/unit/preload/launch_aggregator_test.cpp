@@ -23,6 +23,7 @@ constexpr uint16_t kMarkApi = static_cast<uint16_t>(ApiId::syncscope_order_mark)
 constexpr uint16_t kMemsetAsyncApi = static_cast<uint16_t>(ApiId::cudaMemsetAsync);
 constexpr uint16_t kMemsetApi = static_cast<uint16_t>(ApiId::cudaMemset);
 constexpr uint16_t kStepApi = static_cast<uint16_t>(ApiId::syncscope_optimizer_step);
+constexpr uint16_t kBackwardApi = static_cast<uint16_t>(ApiId::syncscope_backward_begin);
 
 struct Feed {
   std::vector<Event> in;  // what the hooks recorded (order marks included)
@@ -165,26 +166,28 @@ TEST(LaunchAggregator, AsyncMemsetsJoinRunsWhateverTheirPointer) {
 }
 
 // Autograd's thread launches a backward pass each step and makes no other
-// call; the main thread's optimizer-step marker ends the step. The
-// collector drains the two threads' rings in turn, a few steps at a time,
-// so the marker may come before or after the launches around it: either
-// way no run of the backward thread spans a marker, and the launches put
-// back fall into the step that made them.
-TEST(LaunchAggregator, AStepMarkerEndsOtherThreadsRunsThere) {
+// call; a marker of the main thread (the optimizer step after the pass, or
+// the start of the next backward() call) ends the step. The collector
+// drains the two threads' rings in turn, a few steps at a time, so the
+// marker may come before or after the launches around it: either way no run
+// of the backward thread spans a marker, and the launches put back fall
+// into the step that made them.
+void expect_marker_ends_other_threads_runs(uint16_t marker_api, bool marker_before_pass) {
   constexpr uint32_t kMain = 7, kBackward = 8;
   constexpr int kSteps = 40, kPass = 50;
   Feed feed;  // in time order; split by thread below
   for (int step = 0; step < kSteps; ++step) {
     for (int k = 0; k < 20; ++k) feed.call(kLaunchApi, 0x100 + k, kMain, 0, kFlagAsync);  // forward
+    if (marker_before_pass) feed.call(marker_api, 0, kMain);
     for (int k = 0; k < kPass; ++k) feed.call(kLaunchApi, 0x200 + k % 10, kBackward, 0, kFlagAsync);
-    feed.call(kStepApi, 0, kMain);
+    if (!marker_before_pass) feed.call(marker_api, 0, kMain);
     for (int k = 0; k < 5; ++k) feed.call(kLaunchApi, 0x300 + k, kMain, 0, kFlagAsync);  // optimizer kernels
   }
   std::vector<Event> main_thread, backward;
   std::vector<uint64_t> markers;
   for (const Event& e : feed.in) {
     (e.tid == kMain ? main_thread : backward).push_back(e);
-    if (e.api == kStepApi) markers.push_back(e.start_ns);
+    if (e.api == marker_api) markers.push_back(e.start_ns);
   }
   for (bool main_first : {true, false}) {
     SCOPED_TRACE(main_first);
@@ -202,19 +205,32 @@ TEST(LaunchAggregator, AStepMarkerEndsOtherThreadsRunsThere) {
     EXPECT_GT(f.out.run_launches, backward.size() * 9 / 10);
     for (const LaunchRun& r : f.out.runs) {
       for (uint64_t marker : markers) {
-        EXPECT_FALSE(r.first_start_ns < marker && marker < r.last_end_ns) << "a run of thread " << r.tid << " spans a step's end";
+        EXPECT_FALSE(r.first_start_ns < marker && marker < r.last_end_ns)
+            << "a run of thread " << r.tid << " spans a marker";
       }
     }
-    // Each step holds its own pass, as recorded.
-    std::vector<int> per_step(kSteps, 0);
+    // Each step holds its own pass, as recorded (a pass lies after its
+    // backward marker, before its optimizer-step marker).
+    std::vector<int> per_step(kSteps + 1, 0);
     for (const Event& e : f.back) {
       if (e.tid != kBackward) continue;
       const size_t step = static_cast<size_t>(std::lower_bound(markers.begin(), markers.end(), e.start_ns) - markers.begin());
       ASSERT_LT(step, per_step.size());
       ++per_step[step];
     }
-    for (int step = 0; step < kSteps; ++step) EXPECT_EQ(per_step[static_cast<size_t>(step)], kPass) << step;
+    const size_t first = marker_before_pass ? 1 : 0;
+    for (int step = 0; step < kSteps; ++step) EXPECT_EQ(per_step[first + static_cast<size_t>(step)], kPass) << step;
   }
+}
+
+TEST(LaunchAggregator, AStepMarkerEndsOtherThreadsRunsThere) {
+  expect_marker_ends_other_threads_runs(kStepApi, /*marker_before_pass=*/false);
+}
+
+// Without torch.optim (a manual update), the backward marker at each
+// loss.backward() call cuts the runs the same way.
+TEST(LaunchAggregator, ABackwardMarkerEndsOtherThreadsRunsThere) {
+  expect_marker_ends_other_threads_runs(kBackwardApi, /*marker_before_pass=*/true);
 }
 
 // No call but launches, for a long time (a loop with no sync at all): the

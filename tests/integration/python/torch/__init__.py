@@ -1,2 +1,7 @@
 """A stand-in for PyTorch in the end-to-end tests (no torch on CI machines):
-only torch.optim's optimizer-step hooks, which syncscope's sitecustomize uses."""
+only what syncscope's sitecustomize uses, torch.optim's optimizer-step hooks
+and torch.autograd.backward. As in PyTorch, importing torch imports
+torch.autograd, and Tensor.backward calls torch.autograd.backward through the
+module attribute."""
+from . import autograd  # noqa: F401
+from ._tensor import Tensor  # noqa: F401
