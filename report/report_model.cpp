@@ -54,7 +54,7 @@ ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symb
   r.known_site = match_known_site(known_sites(), r.site, r.operation);
   if (r.known_site != nullptr) {
     r.finding.hint = r.known_site->fix;
-  } else if (std::string hint = operation_hint(r.operation); !hint.empty()) {
+  } else if (std::string hint = operation_hint(r.operation, r.site.user_from_waiter); !hint.empty()) {
     r.finding.hint = std::move(hint);
   }
   r.identity = site_identity(f, r.site);

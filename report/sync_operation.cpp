@@ -150,7 +150,17 @@ Operation classify_operation(const Finding& f, const SiteFrames& site) {
   return Operation::kUnknown;
 }
 
-std::string operation_hint(Operation op) {
+std::string operation_hint(Operation op, bool in_backward) {
+  if (in_backward && op == Operation::kNonzero) {
+    return "autograd's backward of boolean-mask indexing (x[mask] in the forward pass) runs nonzero again, so "
+           "backward() waits for the GPU: in the forward select without a boolean index (multiply by the mask, "
+           "torch.where) or with nonzero_static(size=...)";
+  }
+  if (in_backward && op != Operation::kUnknown && op != Operation::kFree && op != Operation::kAllocator) {
+    return "the backward of an operation in the forward pass reads a value on the host (its ...Backward node "
+           "is in the native frames), so backward() waits for the GPU: change that operation in the forward "
+           "(for an embedding, its backward counts indices; for boolean indexing, use a mask instead)";
+  }
   switch (op) {
     case Operation::kItem:
       return ".item() (or float()/int() of a tensor, a tensor in an f-string) copies one value to the host and "

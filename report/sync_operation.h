@@ -40,7 +40,9 @@ const char* operation_label(Operation op);
 Operation classify_operation(const Finding& finding, const SiteFrames& site);
 
 // What to do about it; "" when the operation has no hint of its own (the
-// detector's hint for the cause stands).
-std::string operation_hint(Operation op);
+// detector's hint for the cause stands). `in_backward`: the call ran on
+// autograd's thread while loss.backward() waited (SiteFrames::
+// user_from_waiter), so the line to change is in the forward pass.
+std::string operation_hint(Operation op, bool in_backward = false);
 
 }  // namespace syncscope

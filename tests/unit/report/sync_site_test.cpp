@@ -167,6 +167,10 @@ TEST(SyncOperation, UnknownOperationsFallBackToTheCause) {
   }
   EXPECT_NE(operation_hint(Operation::kCopyToDevicePinned).find("non_blocking=True"), std::string::npos);
   EXPECT_STREQ(operation_name(Operation::kNonzero), "nonzero");
+  // Made on autograd's thread: the fix is in the forward pass.
+  EXPECT_NE(operation_hint(Operation::kNonzero, true).find("in the forward"), std::string::npos);
+  EXPECT_EQ(operation_hint(Operation::kNonzero, true).find("masked_fill_"), std::string::npos);
+  EXPECT_NE(operation_hint(Operation::kItem, true).find("Backward"), std::string::npos);
 }
 
 TEST(KnownSites, TheShippedTableIsWellFormed) {
