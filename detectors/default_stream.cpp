@@ -78,7 +78,7 @@ std::vector<Finding> detect_default_stream(const std::vector<Event>& events, con
                                  : nullptr;
     const double steps =
         phase && f.phase == Phase::kSteady ? static_cast<double>(segmentation.gpu_steps(f.phase_index)) : 0;
-    const double step_ns = phase ? (phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns) : 0;
+    const double step_ns = phase ? phase->step_ns : 0;
     if (steps > 0 && step_ns > 0) {
       f.gpu_serialized_ns_per_step = serialized / steps;
       f.severity = f.gpu_serialized_ns_per_step / step_ns;

@@ -28,16 +28,17 @@ struct PhaseInfo {
   StepSource source = StepSource::kPattern;
   uint64_t steps = 0;              // steady steps of this phase
   uint32_t calls_per_step = 0;     // pattern calls per step (median for marker steps)
-  double step_ns = 0;              // median step time
+  // A step's time: from its start to the next step's (the last: to its own
+  // end), the work between steps included and further phases' stretches
+  // (eval) left out; the mean over the phase's steady steps, so steps x
+  // step_ns is the phase's own time. Shares of step time are of this.
+  double step_ns = 0;
   uint64_t start_ns = 0;           // first steady step's start
   uint64_t end_ns = 0;             // last steady step's end (exclusive)
   uint64_t interrupted_steps = 0;  // train steps much longer than the median (eval, checkpoint, logging inside)
   uint32_t marker_stack_id = 0;    // the optimizer.step() call site (kOptimizerStep), else 0
   uint32_t nvtx_name_id = 0;       // kNvtxRange: the kString id of the range's name (the phase takes the name)
-  // Mean step time; for the main phase, its time per step with what lies
-  // between steps included (segmentation.cpp, all_phases). Shares of step
-  // time are of this (0: use step_ns).
-  double mean_step_ns = 0;
+  double median_step_ns = 0;       // the median of the steps' times (0: not known)
 };
 
 // A phase's name: an NVTX phase's range name from the trace's strings, else

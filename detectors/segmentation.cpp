@@ -96,26 +96,22 @@ MainPhase find_main_phase(const std::vector<Event>& events, const StepOptions& o
 std::vector<PhaseSteps> all_phases(const std::vector<Event>& events, MainPhase main) {
   std::vector<PhaseSteps> phases;
   phases.push_back(std::move(main.phase));
-  const double main_ns = phases[0].info.mean_step_ns * static_cast<double>(phases[0].info.steps);
+  const double main_ns = phases[0].info.step_ns * static_cast<double>(phases[0].info.steps);
   const StepSource source = phases[0].info.source;
   const std::string prefix = is_training_source(source) ? "eval" : "loop-2";
+  std::vector<std::pair<uint64_t, uint64_t>> further;
   for (PhaseSteps& sub : sub_phases(events, main.seq, main.extra)) {
-    if (sub.info.mean_step_ns * static_cast<double>(sub.info.steps) < kMinPhaseShare * main_ns) continue;
+    if (sub.info.step_ns * static_cast<double>(sub.info.steps) < kMinPhaseShare * main_ns) continue;
     sub.info.name = phases.size() == 1 ? prefix : prefix + "-2";
+    further.insert(further.end(), sub.spans.begin(), sub.spans.end());
     phases.push_back(std::move(sub));
   }
-  // Shares of the main phase's step time are of its time per step with what
-  // lies between its steps included (a step found by its pattern ends with
-  // its last pattern call, and a read-back every 10 steps waits after it)
-  // and its further phases' steps left out: a site's share is then of the
-  // loop's own time, and never tops 100%.
-  PhaseInfo& loop = phases[0].info;
-  if (loop.steps > 0 && loop.end_ns > loop.start_ns) {
-    double own_ns = static_cast<double>(loop.end_ns - loop.start_ns);
-    for (size_t p = 1; p < phases.size(); ++p) own_ns -= phases[p].info.mean_step_ns * static_cast<double>(phases[p].info.steps);
-    const double per_step = own_ns / static_cast<double>(loop.steps);
-    if (per_step > loop.mean_step_ns) loop.mean_step_ns = per_step;
-  }
+  // A main step's time runs to the next step's start, its further phases'
+  // stretches left out: a site's share is then of the loop's own time, the
+  // waits between steps included (a step found by its pattern ends with its
+  // last pattern call, and a read-back every 10 steps may wait after it),
+  // and never tops 100%.
+  time_to_next_step(phases[0], std::move(further));
   return phases;
 }
 

@@ -10,12 +10,15 @@
 //     warm-up. This holds
 //     whatever the model looks like: identical layers, gradient accumulation
 //     (k backward passes, one step), torch.compile, variable-length batches.
-//     Without markers: the bursts of autograd's backward thread, one step
-//     per burst (or per k under gradient accumulation).
+//     Without optimizer markers (or NVTX ranges): backward passes, one step
+//     per loss.backward() marker (the same sitecustomize), else per burst of
+//     autograd's backward thread (or per k under gradient accumulation).
 //  2. Otherwise the repeating pattern of calls on the thread that made the
 //     first call (detectors/period_search.h): the dominant period over the
 //     whole run, not the last loop's.
 //  3. Otherwise a time-based warm-up.
+// A step's time runs from its start to the next step's, the work between
+// included (detectors/phases.h, PhaseInfo::step_ns).
 // Then evaluation passes: the calls of steps much longer than the median
 // (eval every N steps, checkpoints) and after the last step, searched for a
 // pattern of their own. Their repeats form further phases ("eval"), each

@@ -54,9 +54,9 @@ void SiteAggregator::complete(Finding& f) const {
     const double n = static_cast<double>(phase->steps);
     f.per_step = static_cast<double>(f.count) / n;
     f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / n;
-    // Of the mean step: blocked time per step is a mean too (a median step
-    // shorter than the mean would make shares over 100%).
-    const double step_ns = phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns;
+    // Of the step's time (a mean, as blocked time per step is: a median
+    // step shorter than the mean would make shares over 100%).
+    const double step_ns = phase->step_ns;
     if (step_ns > 0) f.step_share = f.blocked_ns_per_step / step_ns;
     // GPU figures per step of those measured: under a sampled timeline only
     // the steps inside a window (none inside: no GPU figures at all).

@@ -128,7 +128,7 @@ void WindowedAnalysis::add_phases(const Analysis& a, std::vector<int>* phase_map
       phase_map->push_back(static_cast<int>(phases_.size()));
       phases_.push_back(p);
       phase_step_ns_sum_.push_back(p.step_ns * steps);
-      phase_mean_ns_sum_.push_back((p.mean_step_ns > 0 ? p.mean_step_ns : p.step_ns) * steps);
+      phase_median_ns_sum_.push_back(p.median_step_ns * steps);
       phase_steps_before_.push_back(0);
       continue;
     }
@@ -141,7 +141,7 @@ void WindowedAnalysis::add_phases(const Analysis& a, std::vector<int>* phase_map
     q.interrupted_steps += p.interrupted_steps;
     if (q.calls_per_step == 0) q.calls_per_step = p.calls_per_step;
     phase_step_ns_sum_[m] += p.step_ns * steps;
-    phase_mean_ns_sum_[m] += (p.mean_step_ns > 0 ? p.mean_step_ns : p.step_ns) * steps;
+    phase_median_ns_sum_[m] += p.median_step_ns * steps;
   }
 }
 
@@ -196,15 +196,15 @@ Analysis WindowedAnalysis::analysis() const {
   // phase (as segmentation.cpp would judge it seeing the whole): its work
   // is the main phase's extra work.
   std::vector<int> phase_to(phases_.size(), 0);
-  const double main_ns = phases_.empty() ? 0 : phase_mean_ns_sum_[0];
+  const double main_ns = phases_.empty() ? 0 : phase_step_ns_sum_[0];
   for (size_t p = 0; p < phases_.size(); ++p) {
-    if (p > 0 && phase_mean_ns_sum_[p] < kMinPhaseShare * main_ns) continue;
+    if (p > 0 && phase_step_ns_sum_[p] < kMinPhaseShare * main_ns) continue;
     phase_to[p] = static_cast<int>(a.phases.size());
     PhaseInfo phase = phases_[p];
     const double n = static_cast<double>(phase.steps);
     if (n > 0) {
       phase.step_ns = phase_step_ns_sum_[p] / n;
-      phase.mean_step_ns = phase_mean_ns_sum_[p] / n;
+      phase.median_step_ns = phase_median_ns_sum_[p] / n;  // the windows' medians, weighted: near enough
     }
     a.phases.push_back(phase);
   }
@@ -252,8 +252,7 @@ Analysis WindowedAnalysis::analysis() const {
     f.steps_with = std::min<uint64_t>(f.steps_with, phase->steps);
     f.per_step = static_cast<double>(f.count) / n;
     f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / n;
-    const double step_ns = phase->mean_step_ns > 0 ? phase->mean_step_ns : phase->step_ns;
-    f.step_share = step_ns > 0 ? f.blocked_ns_per_step / step_ns : 0;
+    f.step_share = phase->step_ns > 0 ? f.blocked_ns_per_step / phase->step_ns : 0;
     // Periodic: the median spacing of the steps kept, else spaced evenly
     // over every window's steps.
     f.every_n_steps = periodic_every(f.step_counts, f.steps_with, phase->steps);

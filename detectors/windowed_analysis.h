@@ -64,7 +64,7 @@ class WindowedAnalysis {
   // The whole so far.
   StepInfo steps_;
   std::vector<PhaseInfo> phases_;
-  std::vector<double> phase_step_ns_sum_, phase_mean_ns_sum_;  // steps-weighted sums
+  std::vector<double> phase_step_ns_sum_, phase_median_ns_sum_;  // steps-weighted sums
   std::vector<Finding> findings_;
   std::map<SiteKey, size_t> finding_of_;
   std::vector<double> severity_sum_;  // count-weighted, per finding

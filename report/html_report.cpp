@@ -97,10 +97,8 @@ std::string header(const ProcessReport& p) {
   }
   if (a.steps.detected) {
     std::string blocked = format_duration(static_cast<uint64_t>(a.blocked_ns_per_step)) + " per step";
-    // Of the mean step, as the findings' shares are.
-    const double step = a.phases.empty()               ? a.steps.step_ns
-                        : a.phases[0].mean_step_ns > 0 ? a.phases[0].mean_step_ns
-                                                       : a.phases[0].step_ns;
+    // Of a step's time, as the findings' shares are.
+    const double step = a.phases.empty() ? a.steps.step_ns : a.phases[0].step_ns;
     if (step > 0) blocked += " (" + format_percent(a.blocked_ns_per_step / step) + " of step time)";
     out += fact("host blocked", html_escape(blocked));
   } else {

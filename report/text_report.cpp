@@ -182,10 +182,12 @@ std::string phase_line(const ProcessReport& p, size_t index) {
   }
   std::string line = phase.name + ": " + std::to_string(phase.steps) + (phase.steps == 1 ? " step (" : " steps (") +
                      how + "), " + format_duration(static_cast<uint64_t>(phase.step_ns)) + " each";
-  // Much more time between the steps than in them (a read-back every N
-  // steps waiting for the GPU): the time per step that shares are of.
-  if (phase.mean_step_ns > 1.5 * phase.step_ns) {
-    line += " (" + format_duration(static_cast<uint64_t>(phase.mean_step_ns)) + " with what runs between steps)";
+  // "each" is a step's time from its start to the next step's, the mean
+  // that shares of step time are of; steps of very different lengths (a
+  // sync that waits milliseconds in some of them) add the median.
+  if (phase.median_step_ns > 0 &&
+      (phase.step_ns > 1.5 * phase.median_step_ns || phase.median_step_ns > 1.5 * phase.step_ns)) {
+    line += " (median " + format_duration(static_cast<uint64_t>(phase.median_step_ns)) + ")";
   }
   if (phase.interrupted_steps > 0) line += ", " + std::to_string(phase.interrupted_steps) + " interrupted";
   return line;

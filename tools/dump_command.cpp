@@ -390,7 +390,7 @@ json TraceDump::phases_json(const Segmentation& s) {
                       {"steps", p.steps},
                       {"calls_per_step", p.calls_per_step},
                       {"step_ns", p.step_ns},
-                      {"mean_step_ns", p.mean_step_ns},
+                      {"median_step_ns", p.median_step_ns},
                       {"start_ns", relative(p.start_ns)},
                       {"end_ns", relative(p.end_ns)},
                       {"interrupted_steps", p.interrupted_steps},
@@ -540,8 +540,8 @@ void TraceDump::phases_text(std::ostream& out, const Segmentation& s) {
     const PhaseInfo& p = s.phases[i];
     out << "  " << pad(phase_name(p, trace_.strings), 8) << "  " << p.steps << " steps (" << step_source_name(p.source)
         << "), " << p.calls_per_step << " calls per step, step " << format_duration(static_cast<uint64_t>(p.step_ns))
-        << " median";
-    if (p.mean_step_ns > 0) out << " / " << format_duration(static_cast<uint64_t>(p.mean_step_ns)) << " mean";
+        << " mean";
+    if (p.median_step_ns > 0) out << " / " << format_duration(static_cast<uint64_t>(p.median_step_ns)) << " median";
     out << ", +" << seconds(relative(p.start_ns)) << " s to +" << seconds(relative(p.end_ns)) << " s, "
         << counts.phase[i] << " events";
     if (p.interrupted_steps) out << ", " << p.interrupted_steps << " interrupted steps";

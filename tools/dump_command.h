@@ -28,7 +28,7 @@
 //      with --stacks "stacks": [{id, events, native: [{pc, module, symbol, offset}],
 //               python: [{file, line, function, code_id}]}], "modules",
 //      with --phases "phases": {steps_detected, main, phases: [{name, source, steps,
-//               calls_per_step, step_ns, mean_step_ns, start_ns, end_ns,
+//               calls_per_step, step_ns, median_step_ns, start_ns, end_ns,
 //               interrupted_steps, marker_stack_id, events}], warmup_events,
 //               steady_events_without_phase, teardown_events}}]}
 #pragma once

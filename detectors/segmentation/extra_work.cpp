@@ -108,7 +108,7 @@ Picked extra_work(const std::vector<Event>& events, const ThreadTokens& main_seq
     counts.push_back(static_cast<double>(n));
   }
   const double median_calls = median(counts);
-  const double median_ns = phase.info.step_ns;
+  const double median_ns = phase.info.median_step_ns;
   TokenCounts folded_calls;
   const TokenCounts ordinary = ordinary_step(events, per_step, counts, main_seq, median_calls, &folded_calls);
   for (size_t step = 0; step < per_step.size(); ++step) {

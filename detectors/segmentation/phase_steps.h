@@ -59,7 +59,17 @@ struct PhaseSteps {
   std::vector<std::pair<uint64_t, uint64_t>> spans;  // [begin, end) stretches the phase covers (sub-phases)
 };
 
-// Fills phase.info's step counts and times from phase.steps.
+// Fills phase.info's step counts and times from phase.steps, each step
+// timed by its own interval (steps of a further phase abut within each of
+// its stretches).
 void finish_phase(PhaseSteps& phase);
+
+// The main phase's step times once its further phases are known: a step
+// lasts from its start to the next step's (the last to its own end), less
+// the further phases' stretches (`others`) inside, so that work a step
+// search leaves between two steps (a read-back that broke the pattern's
+// run, a log line) is the earlier step's, as its calls are
+// (event_places.h), and the steps add up to the phase's own time.
+void time_to_next_step(PhaseSteps& main, std::vector<std::pair<uint64_t, uint64_t>> others);
 
 }  // namespace syncscope::segmentation

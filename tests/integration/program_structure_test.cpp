@@ -118,7 +118,7 @@ TEST(ProgramStructure, EveryCallOfALongGilReleaseGetsItsLine) {
 // every batch with its pass queued by a persistent worker thread, a
 // read-back every batch, then an evaluation pass without backward.
 const std::string kManualScript = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/manual_update_loop.py";
-constexpr uint32_t kBackwardLine = 33, kTrainItemLine = 37, kEvalItemLine = 41;
+constexpr uint32_t kBackwardLine = 41, kTrainItemLine = 45, kEvalItemLine = 49;
 
 ProcessTrace record_manual_update(const std::string& name, const std::vector<std::string>& options,
                                   std::map<std::string, std::string> env = {}) {
@@ -161,9 +161,10 @@ void expect_manual_update_structure(const std::string& detail) {
   for (const Event& e : t.events) {
     if (e.api != static_cast<uint16_t>(ApiId::syncscope_backward_begin)) continue;
     ++markers;
-    EXPECT_EQ(python_line(t, e.stack_id, kManualScript), kBackwardLine) << "the loss.backward() line";
+    EXPECT_EQ(python_line(t, e.stack_id, kManualScript), kBackwardLine)
+        << "the loss.backward() line, not the one inside";
   }
-  EXPECT_EQ(markers, 60u);
+  EXPECT_EQ(markers, 60u) << "one per loss.backward(), none for the backward() inside each pass";
   if (detail == "aggregated") EXPECT_GT(t.launch_runs, 0u) << "the passes were folded into runs";
   Analysis a = analyze(t);
   ASSERT_FALSE(a.phases.empty());

@@ -729,6 +729,14 @@ TEST(WindowedAnalysis, ALongRunByOptimizerStepsAddsUpToTheWhole) {
   EXPECT_EQ(r.win.phases[0].steps, r.whole.phases[0].steps) << "marker steps: none lost at the windows' edges";
 }
 
+// No torch.optim: the backward markers make the steps in every window.
+TEST(WindowedAnalysis, ALongRunByBackwardMarkersAddsUpToTheWhole) {
+  const WholeAndWindows r = compare_windowed(gpt(Marks::kBackward, kBackward, 600), 20000, 5, /*exact=*/true);
+  ASSERT_FALSE(r.win.phases.empty());
+  EXPECT_EQ(r.win.phases[0].name, "train");
+  EXPECT_EQ(r.win.phases[0].source, StepSource::kBackward);
+}
+
 TEST(WindowedAnalysis, ALongRunByItsPatternAddsUpToTheWhole) {
   compare_windowed(gpt(Marks::kNone, kMain, 600), 20000, 5, /*exact=*/false);
 }
