@@ -142,8 +142,10 @@ Operation classify_operation(const Finding& f, const SiteFrames& site) {
   if (e.allocator) return Operation::kAllocator;
   if (is_sync_api(f.api)) {
     if (e.synchronize || python_synchronize(site)) return Operation::kSynchronize;
-    // A native program's own call: the first frame past the recorder is the caller's.
-    if (site.python.empty() && site.waiter_python.empty() && site.user_native_index == 0) {
+    // A native program's own call: the first frame past the recorder is the
+    // caller's. A read-back there is reading a value (the cause's hint says so).
+    if (f.cause == Cause::kExplicit && site.python.empty() && site.waiter_python.empty() &&
+        site.user_native_index == 0) {
       return Operation::kSynchronize;
     }
   }

@@ -154,6 +154,19 @@ TEST(SyncOperation, ReadFromPyTorchsNativeFrames) {
             Operation::kAllocator);
 }
 
+TEST(SyncOperation, ANativeProgramsOwnCalls) {
+  SiteFrames site;
+  site.native = {frame("read_loss_value()", "app"), frame("main", "app")};
+  site.user_native_index = 0;
+  EXPECT_EQ(classify_operation(sync_finding(Cause::kExplicit, "cudaDeviceSynchronize", "cudaDeviceSynchronize"), site),
+            Operation::kSynchronize);
+  // Its read-back reads a value: not an explicit synchronize.
+  EXPECT_EQ(classify_operation(sync_finding(Cause::kReadBack, "cudaStreamSynchronize",
+                                            "cudaMemcpyAsync(D2H)+cudaStreamSynchronize"),
+                               site),
+            Operation::kUnknown);
+}
+
 TEST(SyncOperation, UnknownOperationsFallBackToTheCause) {
   const Finding read_back =
       sync_finding(Cause::kReadBack, "cudaStreamSynchronize", "cudaMemcpyAsync(D2H)+cudaStreamSynchronize");
