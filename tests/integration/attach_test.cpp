@@ -42,6 +42,12 @@ std::string slurp(const std::string& path) {
 
 bool still_running(int pid) { return waitpid(pid, nullptr, WNOHANG) == 0; }
 
+// Whether `dir` holds a trace file yet (a recorded process opens it at its first CUDA call).
+bool has_trace_file(const std::string& dir) {
+  auto files = list_trace_files(dir);
+  return files.ok() && !files->empty();
+}
+
 // Waits until `needle` shows up in the file (a child's stderr), up to `limit`.
 bool wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds limit) {
   auto end = std::chrono::steady_clock::now() + limit;
@@ -440,7 +446,8 @@ TEST(Attach, RefusalsSayWhy) {
   finish(sleeper);
 
   Started unprepared = start({example("long_loop"), "20"}, fake_runtime_env());
-  std::this_thread::sleep_for(300ms);
+  // A CUDA process once its runtime is mapped (a fixed wait was too short on a loaded machine).
+  ASSERT_TRUE(wait_for_text("/proc/" + std::to_string(unprepared.pid) + "/maps", "libcudart", 30s));
   r = attach({std::to_string(unprepared.pid), "-d", "1s", "--no-inject", "-o", dir + "/c"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--no-inject"), std::string::npos) << r.err;
@@ -451,7 +458,9 @@ TEST(Attach, RefusalsSayWhy) {
   // Already recording under `syncscope run`: its report comes at its exit.
   Started recorded = start({syncscope_bin(), "run", "--no-report", "-o", dir + "/d", "--", example("long_loop"), "20"},
                            fake_runtime_env());
-  std::this_thread::sleep_for(500ms);
+  // Recording once the child has called CUDA: its trace file exists.
+  for (auto waited = 0ms; waited < 30s && !has_trace_file(dir + "/d"); waited += 50ms) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(has_trace_file(dir + "/d"));
   std::vector<std::string> children;
   r = attach({"--all", "long_loop 20", "-d", "1s", "-o", dir + "/e"});
   EXPECT_EQ(r.exit_code, 2);
