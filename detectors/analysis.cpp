@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "detectors/compilation.h"
 #include "detectors/detectors.h"
 #include "detectors/segmentation.h"
 #include "detectors/waiters.h"
@@ -34,6 +35,7 @@ std::vector<StepFigures> step_figures(const ProcessTrace& trace, const std::vect
 Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
   Analysis a;
   Segmentation segmentation = segment_run(trace.events, options);
+  place_compilation_in_warmup(trace, &segmentation);
   attribute_to_waiters(
       trace.events,
       [&](uint32_t stack) {

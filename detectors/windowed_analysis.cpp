@@ -51,6 +51,7 @@ void WindowedAnalysis::add(const ProcessTrace& tables, std::vector<Event> window
   }
   if (view.events.empty()) return;
   view.python_stacks = tables.python_stacks;
+  view.python_code = tables.python_code;  // which stacks are inside a compilation (detectors/compilation.h)
   view.strings = tables.strings;
   view.header = tables.header;
   StepOptions options = options_;

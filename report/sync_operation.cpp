@@ -17,7 +17,8 @@ bool contains(std::string_view text, std::string_view part) { return text.find(p
 // What the native frames say, outermost operation first in precedence:
 // `if t:` runs is_nonzero, which runs item, which runs _local_scalar_dense.
 struct NativeEvidence {
-  bool is_nonzero = false, nonzero = false, scalar = false, copy = false, synchronize = false, allocator = false;
+  bool is_nonzero = false, nonzero = false, scalar = false, copy = false, synchronize = false, allocator = false,
+       list_index = false;
 };
 
 NativeEvidence read_native(const SiteFrames& site) {
@@ -37,6 +38,8 @@ NativeEvidence read_native(const SiteFrames& site) {
       e.synchronize = true;
     }
     if (contains(name, "CUDACachingAllocator")) e.allocator = true;
+    // torch::utils::indexing_tensor_from_data: a Python list used as an index.
+    if (contains(name, "indexing_tensor_from_data")) e.list_index = true;
   }
   return e;
 }
@@ -79,6 +82,8 @@ const char* operation_name(Operation op) {
       return "copy-to-device-pinned";
     case Operation::kCopyToDevicePageable:
       return "copy-to-device-pageable";
+    case Operation::kListIndex:
+      return "list-index";
     case Operation::kCopyToHost:
       return "copy-to-host";
     case Operation::kSynchronize:
@@ -105,6 +110,8 @@ const char* operation_label(Operation op) {
       return "blocking .to(device) of pinned memory";
     case Operation::kCopyToDevicePageable:
       return "copy to the device from pageable memory";
+    case Operation::kListIndex:
+      return "a Python list as an index";
     case Operation::kCopyToHost:
       return "copy to the host";
     case Operation::kSynchronize:
@@ -124,12 +131,14 @@ Operation classify_operation(const Finding& f, const SiteFrames& site) {
     case Category::kAllocatorChurn:
       return Operation::kAllocator;
     case Category::kPageableCopy:
-      return copy_operation(f);
     case Category::kHiddenSync:
       break;
   }
-  if (f.cause == Cause::kImplicitFree) return Operation::kFree;
   const NativeEvidence e = read_native(site);
+  // Before the copy it makes: the index's copy to the device is the cost.
+  if (e.list_index) return Operation::kListIndex;
+  if (f.category == Category::kPageableCopy) return copy_operation(f);
+  if (f.cause == Cause::kImplicitFree) return Operation::kFree;
   if (e.is_nonzero) return Operation::kBool;
   if (e.nonzero) return Operation::kNonzero;
   if (e.scalar) return Operation::kItem;
@@ -182,6 +191,10 @@ std::string operation_hint(Operation op, bool in_backward) {
     case Operation::kCopyToDevicePageable:
       return "the host memory is pageable, so the copy blocks the host even when asked to be asynchronous: "
              "pin it (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with non_blocking=True";
+    case Operation::kListIndex:
+      return "an index given as a Python list (x[:, [-1]], x[[0, 2]]) is made into a tensor on the host and "
+             "copied to the device from pageable memory, which waits for the GPU: use a slice (x[:, -1:]) or an "
+             "index tensor made once on the device";
     case Operation::kCopyToHost:
       return "a copy to the host (.cpu(), .numpy(), .tolist(), torch.save of CUDA tensors) waits for the GPU: "
              "do it every N steps, or copy non_blocking=True into pinned memory and read it after a CUDA event";

@@ -21,6 +21,7 @@ enum class Operation {
   kNonzero,                // nonzero, x[mask], x[mask] = v, masked_select: the result's size is read
   kCopyToDevicePinned,     // a blocking .to(device) of pinned memory
   kCopyToDevicePageable,   // a copy to the device from pageable memory
+  kListIndex,              // x[:, [-1]]: an index given as a Python list is built on the host and copied
   kCopyToHost,             // .cpu(), .numpy(), .tolist(), torch.save of CUDA tensors
   kSynchronize,            // torch.cuda.synchronize(), stream or event synchronize
   kFree,                   // the device-wide sync inside cudaFree/cudaFreeHost

@@ -140,6 +140,17 @@ TEST(SyncOperation, ReadFromPyTorchsNativeFrames) {
                                native_site(copy)),
             Operation::kCopyToDevicePageable);
 
+  // minGPT's logits[logits < v[:, [-1]]]: the list index is copied to the device.
+  std::vector<Frame> list_index = copy;
+  list_index.push_back(frame("torch::utils::indexing_tensor_from_data(c10::TensorOptions, c10::ScalarType, "
+                             "std::optional<c10::Device>, _object*)",
+                             "libtorch_python.so"));
+  EXPECT_EQ(classify_operation(from_pageable, native_site(list_index)), Operation::kListIndex);
+  EXPECT_EQ(classify_operation(sync_finding(Cause::kAsyncRequested, "cudaMemcpyAsync", "cudaMemcpyAsync(H2D)",
+                                            Category::kPageableCopy),
+                               native_site(list_index)),
+            Operation::kListIndex);
+
   const Finding explicit_sync = sync_finding(Cause::kExplicit, "cudaDeviceSynchronize", "cudaDeviceSynchronize");
   EXPECT_EQ(classify_operation(explicit_sync,
                                native_site({frame("c10::cuda::device_synchronize()", "libc10_cuda.so"),
@@ -175,7 +186,8 @@ TEST(SyncOperation, UnknownOperationsFallBackToTheCause) {
   EXPECT_EQ(operation_hint(Operation::kUnknown), "");
   // Every known operation has its own hint, and its own name.
   for (Operation op : {Operation::kItem, Operation::kBool, Operation::kNonzero, Operation::kCopyToDevicePinned,
-                       Operation::kCopyToDevicePageable, Operation::kCopyToHost, Operation::kSynchronize}) {
+                       Operation::kCopyToDevicePageable, Operation::kListIndex, Operation::kCopyToHost,
+                       Operation::kSynchronize}) {
     EXPECT_FALSE(operation_hint(op).empty()) << operation_name(op);
   }
   EXPECT_NE(operation_hint(Operation::kCopyToDevicePinned).find("non_blocking=True"), std::string::npos);
