@@ -44,6 +44,19 @@ FindingIdentity site_identity(const Finding& f, const SiteFrames& site) {
   return make_identity(category_name(f.category), "", 0, f.api_sequence, "");
 }
 
+// A one-off operation (report/sync_operation.h) found inside a steady step
+// (cuDNN timing a new shape's algorithms in the epoch's last, smaller
+// batch) is warm-up work: listed with it, never per step, never gated.
+void move_to_warmup(Finding* f) {
+  f->phase = Phase::kWarmup;
+  f->phase_index = -1;
+  f->per_step = f->blocked_ns_per_step = f->step_share = 0;
+  f->gpu_idle_ns_per_step = f->gpu_idle_share = f->gpu_serialized_ns_per_step = 0;
+  f->steps_with = f->every_n_steps = 0;
+  f->step_counts.clear();
+  f->severity *= 0.1;  // as the aggregator ranks what is outside steady state
+}
+
 ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symbolizer& symbolizer,
                                const ReportOptions& options) {
   const ReportPolicy& policy = options.policy;
@@ -57,11 +70,12 @@ ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symb
   } else if (std::string hint = operation_hint(r.operation, r.site.user_from_waiter); !hint.empty()) {
     r.finding.hint = std::move(hint);
   }
+  if (is_one_off(r.operation) && r.finding.phase == Phase::kSteady) move_to_warmup(&r.finding);
   r.identity = site_identity(f, r.site);
   r.fingerprint = fingerprint(r.identity);
   r.suppressed_by = find_suppression(policy.suppressions, f.category, site_match_strings(r.site));
   r.known = policy.baseline && policy.baseline->contains(r.identity);
-  bool in_phase = f.phase == Phase::kSteady || policy.gate.include_warmup;
+  bool in_phase = r.finding.phase == Phase::kSteady || policy.gate.include_warmup;
   r.counted = in_phase && r.suppressed_by < 0 && !r.known;
   return r;
 }
@@ -146,7 +160,13 @@ ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& opt
   std::map<Category, CategoryTally> tallies;
   uint64_t steady_syncs = 0;
   std::vector<ReportedFinding> reported;
-  for (const Finding& f : p.analysis.findings) reported.push_back(report_finding(trace, f, *p.symbolizer, options));
+  for (const Finding& f : p.analysis.findings) {
+    reported.push_back(report_finding(trace, f, *p.symbolizer, options));
+    // Moved to warm-up (a one-off operation): its time is no step's.
+    if (f.phase == Phase::kSteady && reported.back().finding.phase != Phase::kSteady && counts_as_blocked(f)) {
+      p.analysis.blocked_ns_per_step = std::max(0.0, p.analysis.blocked_ns_per_step - f.blocked_ns_per_step);
+    }
+  }
   merge_same_lines(p.analysis, &reported);
   for (ReportedFinding& r : reported) {
     const Finding& f = r.finding;

@@ -18,11 +18,12 @@ bool contains(std::string_view text, std::string_view part) { return text.find(p
 // `if t:` runs is_nonzero, which runs item, which runs _local_scalar_dense.
 struct NativeEvidence {
   bool is_nonzero = false, nonzero = false, scalar = false, copy = false, synchronize = false, allocator = false,
-       list_index = false;
+       list_index = false, autotune = false;
 };
 
 NativeEvidence read_native(const SiteFrames& site) {
   NativeEvidence e;
+  bool run_single_conv = false, empty_cache = false;
   for (const Frame& f : site.native) {
     const std::string_view name = qualified_name(f.symbol);
     if (contains(name, "is_nonzero")) e.is_nonzero = true;
@@ -40,7 +41,13 @@ NativeEvidence read_native(const SiteFrames& site) {
     if (contains(name, "CUDACachingAllocator")) e.allocator = true;
     // torch::utils::indexing_tensor_from_data: a Python list used as an index.
     if (contains(name, "indexing_tensor_from_data")) e.list_index = true;
+    // cudnn.benchmark: cuDNN times the candidate plans of a new shape
+    // (time_sorted_plan), and first empties the cache for their workspace.
+    if (contains(name, "time_sorted_plan")) e.autotune = true;
+    if (contains(name, "run_single_conv")) run_single_conv = true;
+    if (contains(name, "emptyCache")) empty_cache = true;
   }
+  if (run_single_conv && empty_cache) e.autotune = true;
   return e;
 }
 
@@ -92,6 +99,8 @@ const char* operation_name(Operation op) {
       return "free";
     case Operation::kAllocator:
       return "allocator";
+    case Operation::kAutotune:
+      return "cudnn-benchmark";
   }
   return "unknown";
 }
@@ -120,21 +129,17 @@ const char* operation_label(Operation op) {
       return "cudaFree's device-wide sync";
     case Operation::kAllocator:
       return "allocator";
+    case Operation::kAutotune:
+      return "cuDNN's algorithm search";
   }
   return "";
 }
 
 Operation classify_operation(const Finding& f, const SiteFrames& site) {
-  switch (f.category) {
-    case Category::kDefaultStream:
-      return Operation::kUnknown;
-    case Category::kAllocatorChurn:
-      return Operation::kAllocator;
-    case Category::kPageableCopy:
-    case Category::kHiddenSync:
-      break;
-  }
+  if (f.category == Category::kDefaultStream) return Operation::kUnknown;
   const NativeEvidence e = read_native(site);
+  if (e.autotune) return Operation::kAutotune;  // its syncs, frees and allocations alike
+  if (f.category == Category::kAllocatorChurn) return Operation::kAllocator;
   // Before the copy it makes: the index's copy to the device is the cost.
   if (e.list_index) return Operation::kListIndex;
   if (f.category == Category::kPageableCopy) return copy_operation(f);
@@ -201,6 +206,9 @@ std::string operation_hint(Operation op, bool in_backward) {
     case Operation::kSynchronize:
       return "an explicit synchronize (torch.cuda.synchronize(), stream or event synchronize) in the loop: "
              "remove it, or record a torch.cuda.Event and wait for it only where the result is needed";
+    case Operation::kAutotune:
+      return "torch.backends.cudnn.benchmark times cuDNN's algorithms for each new input shape, once: warm-up, "
+             "unless shapes keep changing (pad or bucket variable sizes, or turn benchmark off)";
     case Operation::kFree:
     case Operation::kAllocator:
     case Operation::kUnknown:

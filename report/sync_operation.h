@@ -26,6 +26,7 @@ enum class Operation {
   kSynchronize,            // torch.cuda.synchronize(), stream or event synchronize
   kFree,                   // the device-wide sync inside cudaFree/cudaFreeHost
   kAllocator,              // the caching allocator's own calls (malloc, free, empty_cache)
+  kAutotune,               // cuDNN's algorithm search (torch.backends.cudnn.benchmark): once per new shape
 };
 
 // "item", "bool", "nonzero", "copy-to-device-pinned", ... as in the JSON
@@ -39,6 +40,10 @@ const char* operation_label(Operation op);
 // The operation behind `finding`, from its site's frames. Default-stream
 // findings are about where work is queued, not what made it: kUnknown.
 Operation classify_operation(const Finding& finding, const SiteFrames& site);
+
+// Operations that are warm-up wherever they happen (once per new input
+// shape): the report lists their findings with the warm-up.
+inline bool is_one_off(Operation op) { return op == Operation::kAutotune; }
 
 // What to do about it; "" when the operation has no hint of its own (the
 // detector's hint for the cause stands). `in_backward`: the call ran on

@@ -165,6 +165,34 @@ TEST(SyncOperation, ReadFromPyTorchsNativeFrames) {
             Operation::kAllocator);
 }
 
+// torch.backends.cudnn.benchmark: cuDNN times a new shape's plans (and
+// empties the cache for their workspace) once; warm-up wherever it falls.
+TEST(SyncOperation, CudnnBenchmarkIsOneOff) {
+  const Finding sync = sync_finding(Cause::kExplicit, "cudaEventSynchronize", "cudaEventSynchronize");
+  const std::vector<Frame> timing = {
+      frame("std::vector<cudnn_frontend::ExecutionPlan_v8> cudnn_frontend::time_sorted_plan<(cudnn_frontend::"
+            "CudnnFindSamplingTechnique)0>(cudnnContext*, std::vector<cudnn_frontend::ExecutionPlan_v8>, "
+            "cudnn_frontend::VariantPack_v8&)",
+            "libtorch_cuda.so"),
+      frame("at::native::run_single_conv(cudnnBackendDescriptorType_t, at::Tensor const&, at::Tensor const&)",
+            "libtorch_cuda.so")};
+  EXPECT_EQ(classify_operation(sync, native_site(timing)), Operation::kAutotune);
+  const std::vector<Frame> freeing = {
+      frame("c10::cuda::CUDACachingAllocator::Native::NativeCachingAllocator::emptyCache(std::pair<unsigned long "
+            "long, unsigned long long>)",
+            "libc10_cuda.so"),
+      frame("at::native::run_single_conv(cudnnBackendDescriptorType_t, at::Tensor const&, at::Tensor const&)",
+            "libtorch_cuda.so")};
+  EXPECT_EQ(classify_operation(sync_finding(Cause::kImplicitFree, "cudaFree", "cudaFree"), native_site(freeing)),
+            Operation::kAutotune);
+  EXPECT_TRUE(is_one_off(Operation::kAutotune));
+  EXPECT_FALSE(is_one_off(Operation::kItem));
+  // An empty_cache() of the user's own is not cuDNN's.
+  EXPECT_EQ(classify_operation(sync_finding(Cause::kImplicitFree, "cudaFree", "cudaFree"),
+                               native_site({freeing[0]})),
+            Operation::kFree);
+}
+
 TEST(SyncOperation, ANativeProgramsOwnCalls) {
   SiteFrames site;
   site.native = {frame("read_loss_value()", "app"), frame("main", "app")};
@@ -206,7 +234,7 @@ TEST(KnownSites, TheShippedTableIsWellFormed) {
     EXPECT_FALSE(site.checked.empty()) << site.id;
     for (const std::string& op : site.operations) {
       bool named = false;
-      for (int i = 0; i <= static_cast<int>(Operation::kAllocator); ++i) {
+      for (int i = 0; i <= static_cast<int>(Operation::kAutotune); ++i) {
         named |= op == operation_name(static_cast<Operation>(i));
       }
       EXPECT_TRUE(named) << site.id << ": " << op;
