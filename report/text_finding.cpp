@@ -109,7 +109,7 @@ void render_thread(const ProcessReport& process, const ReportedFinding& r, const
   }
   const char* dim = options.color ? "\033[2m" : "";
   const char* reset = options.color ? "\033[0m" : "";
-  out << kIndent << dim << line << reset << "\n";
+  out << kIndent << dim << truncate_columns(line, kScreenColumns - text_columns(kIndent)) << reset << "\n";
 }
 
 // Python frames from the innermost one of the user's (what is inside it is
