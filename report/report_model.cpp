@@ -304,6 +304,14 @@ Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions
                        ? std::to_string(trace.events_dropped)
                        : dropped_events_text(trace)});
     }
+    // A trace without its end record (the process was killed, left with
+    // _exit/os._exit, or is still running) or cut inside a record is
+    // missing its last calls: no gate can pass on it.
+    if (!trace.complete) {
+      add_problem(&report.recording.problems,
+                  {trace.header.pid, kStatusTraceIncomplete,
+                   trace.truncation.empty() ? std::string("no end record") : trace.truncation});
+    }
     // A process whose every event was dropped did call CUDA: it is reported.
     if (trace.events.empty() && trace.events_dropped == 0) {
       ++(trace.complete ? report.without_cuda : report.ended_unwritten);

@@ -36,6 +36,9 @@ inline constexpr const char* kStatusDirectoryRemoved = "directory-removed";  // 
 inline constexpr const char* kStatusOutputUnusable = "output-dir-unusable";  // detail: error (checked up front)
 inline constexpr const char* kStatusTraceUnreadable = "trace-unreadable";    // detail: reader's error
 inline constexpr const char* kStatusMalformed = "malformed-status";          // detail: the line
+// detail: why the trace did not end cleanly (the reader's truncation: no end
+// record, a record cut short or corrupt)
+inline constexpr const char* kStatusTraceIncomplete = "trace-incomplete";
 
 // Lines one process image writes at most: a recorder in a loop of failures
 // must not fill memory.

@@ -187,6 +187,54 @@ TEST(RecordingProblems, UnusableOutputDirectoryStopsBeforeTheCommandRuns) {
   EXPECT_FALSE(fs::exists(marker));
 }
 
+// A target that syncs and leaves with os._exit(0): the recorder wrote no
+// end record (and maybe nothing at all). The gate said "no CUDA calls were
+// recorded", pass, exit 0; it is blind.
+TEST(RecordingProblems, ATargetThatLeavesWithOsExitNeverPasses) {
+  std::string dir = fresh_dir("os-exit");
+  RunResult r = syncscope({"run", "-o", dir + "/t", "--fail-on", "hidden-sync", "--format", "json=" + dir + "/r.json",
+                           "--", "/usr/bin/env", "python3",
+                           SYNCSCOPE_SOURCE_DIR "/tests/integration/python/exit_without_flush.py", "500"});
+  EXPECT_EQ(r.exit_code, kIncomplete) << r.err;
+  EXPECT_NE(r.err.find("did not end cleanly"), std::string::npos) << r.err;
+  EXPECT_TRUE(has(problem_kinds(read_json(dir + "/r.json")), "trace-incomplete"));
+}
+
+// A trace cut short (a disk full at the last write, a copy interrupted) or
+// damaged, judged later by `syncscope report` under a gate: exit 4.
+TEST(RecordingProblems, ATruncatedOrCorruptTraceUnderAGateExits4) {
+  std::string dir = fresh_dir("truncated");
+  RunResult r = syncscope({"run", "--no-report", "-o", dir + "/t", "--", example("hidden_sync_loop"), "60"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string trace;
+  for (const auto& entry : fs::directory_iterator(dir + "/t")) {
+    if (entry.path().extension() == ".sstrace") trace = entry.path();
+  }
+  ASSERT_FALSE(trace.empty());
+  const auto size = fs::file_size(trace);
+  std::vector<std::string> gate = {"--fail-on", "hidden-sync", "--budget", "hidden-sync=5/step"};
+  std::vector<std::string> args = {"report", dir + "/t", "--format", "json=" + dir + "/r.json"};
+  args.insert(args.end(), gate.begin(), gate.end());
+  r = syncscope(args);
+  EXPECT_EQ(r.exit_code, 0) << "the whole trace passes this budget: " << r.err;
+
+  fs::resize_file(trace, size - 7);  // inside the end record
+  r = syncscope(args);
+  EXPECT_EQ(r.exit_code, kIncomplete) << r.err;
+  EXPECT_TRUE(has(problem_kinds(read_json(dir + "/r.json")), "trace-incomplete"));
+
+  fs::resize_file(trace, size / 2);
+  {
+    std::fstream f(trace, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size / 4));
+    const char garbage[16] = {'\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f',
+                              '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f'};
+    f.write(garbage, sizeof(garbage));
+  }
+  r = syncscope(args);
+  EXPECT_EQ(r.exit_code, kIncomplete) << r.err;
+}
+
 TEST(RecordingProblems, ACleanRunHasNone) {
   std::string dir = fresh_dir("clean");
   RunResult r = syncscope({"run", "-o", dir + "/t", "--fail-on", "pageable-copy", "--format", "json=" + dir + "/r.json",
