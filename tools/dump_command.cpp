@@ -14,6 +14,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "report/symbolizer.h"
 #include "report/text_layout.h"
 #include "report/units.h"
+#include "report/terminal_safe.h"
 #include "tools/dump_gpu.h"
 #include "tools/report_options.h"
 #include "tools/subcommand.h"
@@ -603,7 +605,9 @@ int dump_command(const DumpOptions& options, std::ostream& out) {
     } else {
       if (!first) out << "\n";
       first = false;
-      dump.to_text(out);
+      std::ostringstream text;  // strings from the trace may hold terminal controls
+      dump.to_text(text);
+      out << terminal_safe(text.str(), false);
     }
   }
   if (options.json) {

@@ -16,6 +16,7 @@
 #include "report/github_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
+#include "report/terminal_safe.h"
 #include "report/junit_report.h"
 #include "report/perfetto_report.h"
 #include "report/sarif_report.h"
@@ -100,7 +101,8 @@ std::string render_report(const Report& report, const std::string& format, const
   }
   std::ostringstream text;
   render_text_report(report, options, text);
-  return text.str();
+  // Strings from the trace and from source files may hold terminal controls.
+  return terminal_safe(text.str(), options.color);
 }
 
 bool write_outputs(const Report& report, const std::vector<OutputFormat>& formats, const TextReportOptions& options) {

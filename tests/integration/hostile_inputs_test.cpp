@@ -107,5 +107,23 @@ TEST(HostileInputs, NoReportSaysWhereTheTracesAreAndWhatWentWrong) {
   EXPECT_NE(r.err.find("dropped"), std::string::npos) << "the drops are still said\n" << r.err;
 }
 
+// Terminal controls in the recorded command line (a token, a crafted file
+// name) reach the text report and dump escaped, never raw (issue 24, item 7).
+TEST(HostileInputs, TerminalControlsInTheCommandLineAreEscaped) {
+  std::string dir = fresh_dir("terminal-controls");
+  const std::string hostile = "\033]0;owned\007\033[2J";
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--", "/usr/bin/env", "python3",
+                     SYNCSCOPE_SOURCE_DIR "/examples/python/ctypes_sync_loop.py", "10", hostile},
+                    fake_runtime_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\033'), std::string::npos) << "a raw ESC reached the terminal";
+  EXPECT_EQ(r.out.find('\007'), std::string::npos);
+  EXPECT_NE(r.out.find("\\x1b]0;owned\\x07\\x1b[2J"), std::string::npos) << r.out;
+  RunResult dump = run({syncscope_bin(), "dump", dir + "/t"});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_EQ(dump.out.find('\033'), std::string::npos);
+  EXPECT_NE(dump.out.find("\\x1b]0;owned"), std::string::npos) << dump.out.substr(0, 2000);
+}
+
 }  // namespace
 }  // namespace syncscope::testing
