@@ -503,7 +503,8 @@ void note_process_without_cuda() {
   if (!settings.enabled || settings.output_dir[0] == '\0') return;
   char path[4200];
   std::snprintf(path, sizeof(path), "%s/%s", settings.output_dir, kProcessesWithoutCudaFile);
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: never append through a link another user planted there.
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return;  // no output directory: nothing to count into
   char exe[512] = {};
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

@@ -1,5 +1,6 @@
 #include "tools/output_formats.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,20 +50,36 @@ bool parse_output_format(const std::string& spec, OutputFormat* out, std::string
 }
 
 bool write_file_atomically(const std::string& path, const std::string& content, std::string* error) {
-  std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) {
-      *error = "cannot write " + temporary + ": " + std::strerror(errno);
-      std::remove(temporary.c_str());
+  // A temporary of a random name that must not exist yet (O_EXCL, so never a
+  // symlink another user planted for a name they could guess), mode 0600
+  // (reports hold the command line), written whole, then renamed into
+  // place: rename replaces a link at `path` itself, never what it points to.
+  std::string temporary = path + ".tmp.XXXXXX";
+  int fd = mkostemp(temporary.data(), O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot create a temporary file beside " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  size_t written = 0;
+  while (written < content.size()) {
+    ssize_t n = write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *error = "cannot write " + temporary + ": " + std::strerror(n < 0 ? errno : EIO);
+      close(fd);
+      unlink(temporary.c_str());
       return false;
     }
+    written += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0) {
+    *error = "cannot write " + temporary + ": " + std::strerror(errno);
+    unlink(temporary.c_str());
+    return false;
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     *error = "cannot rename " + temporary + " to " + path + ": " + std::strerror(errno);
-    std::remove(temporary.c_str());
+    unlink(temporary.c_str());
     return false;
   }
   return true;

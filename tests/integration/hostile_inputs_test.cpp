@@ -125,5 +125,37 @@ TEST(HostileInputs, TerminalControlsInTheCommandLineAreEscaped) {
   EXPECT_NE(dump.out.find("\\x1b]0;owned"), std::string::npos) << dump.out.substr(0, 2000);
 }
 
+// Report files are written through a temporary of a random name created
+// O_EXCL, then renamed: symlinks another user planted at the names the old
+// PATH.tmp.<pid> scheme would use, or at PATH itself, never redirect the
+// write into a file of the caller's (issue 24, item 3).
+TEST(HostileInputs, PlantedSymlinksNeverRedirectAReportFile) {
+  namespace fs = std::filesystem;
+  std::string dir = fresh_dir("planted-links");
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example("hidden_sync_loop"), "20"},
+                    fake_runtime_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string victim = dir + "/victim";
+  std::ofstream(victim) << "the caller's own file";
+  const std::string report = dir + "/r.json";
+  int next_pid = 0;
+  std::ifstream("/proc/sys/kernel/ns_last_pid") >> next_pid;
+  for (int pid = next_pid; pid < next_pid + 400; ++pid) {
+    fs::create_symlink(victim, report + ".tmp." + std::to_string(pid));
+  }
+  fs::create_symlink(victim, report);
+  for (int i = 0; i < 3; ++i) {
+    r = run({syncscope_bin(), "report", dir + "/t", "--format", "json=" + report});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "the caller's own file");
+  EXPECT_FALSE(fs::is_symlink(report));
+  std::ifstream written(report);
+  EXPECT_FALSE(nlohmann::json::parse(written, nullptr, false).is_discarded());
+  EXPECT_EQ(fs::status(report).permissions() & fs::perms::others_read, fs::perms::none) << "reports hold the argv";
+}
+
 }  // namespace
 }  // namespace syncscope::testing
