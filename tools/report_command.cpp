@@ -2,9 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -33,14 +36,21 @@ constexpr size_t kProgressEvents = 20000000;
 // 0.7 GB here. SYNCSCOPE_FOLD_ABOVE_CALLS sets it (0: fold every trace).
 constexpr uint64_t kFoldAboveCalls = 8000000;
 
-// A count from the environment; `fallback` when unset, not a number, or 0
-// where 0 means nothing.
+// A count from the environment; `fallback` when unset, and, with a warning
+// naming the variable, when not a count (abc, -5, 0 where 0 means nothing).
 uint64_t env_count(const char* name, uint64_t fallback, bool zero_allowed) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == 0) return fallback;
   char* end = nullptr;
+  errno = 0;
   const unsigned long long n = std::strtoull(value, &end, 10);
-  return end != nullptr && *end == 0 && (n > 0 || zero_allowed) ? n : fallback;
+  // strtoull takes "-5" as a huge count: a count is digits only.
+  const bool digits = std::all_of(value, value + std::strlen(value), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || errno != 0 || end == nullptr || *end != 0 || (n == 0 && !zero_allowed)) {
+    spdlog::warn("{}={}: not a {}count, ignored (using {})", name, value, zero_allowed ? "" : "positive ", fallback);
+    return fallback;
+  }
+  return n;
 }
 
 uint64_t fold_above_calls() { return env_count("SYNCSCOPE_FOLD_ABOVE_CALLS", kFoldAboveCalls, true); }

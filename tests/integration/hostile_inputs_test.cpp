@@ -157,5 +157,24 @@ TEST(HostileInputs, PlantedSymlinksNeverRedirectAReportFile) {
   EXPECT_EQ(fs::status(report).permissions() & fs::perms::others_read, fs::perms::none) << "reports hold the argv";
 }
 
+// An environment knob that is not a count is said to be ignored, never
+// silently (issue 24, item 7): SYNCSCOPE_WINDOW_EVENTS=abc, -5, 0.
+TEST(HostileInputs, AKnobThatIsNotACountIsSaidToBeIgnored) {
+  std::string dir = fresh_dir("knobs");
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example("hidden_sync_loop"), "20"},
+                    fake_runtime_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* value : {"abc", "-5", "0"}) {
+    std::map<std::string, std::string> env = {{"SYNCSCOPE_WINDOW_EVENTS", value}};
+    RunResult report = run({syncscope_bin(), "report", dir + "/t"}, env);
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_NE(report.err.find(std::string("SYNCSCOPE_WINDOW_EVENTS=") + value + ": not a positive count, ignored"),
+              std::string::npos)
+        << value << ": " << report.err;
+  }
+  RunResult fine = run({syncscope_bin(), "report", dir + "/t"}, {{"SYNCSCOPE_FOLD_ABOVE_CALLS", "0"}});
+  EXPECT_EQ(fine.err.find("ignored"), std::string::npos) << fine.err;
+}
+
 }  // namespace
 }  // namespace syncscope::testing
