@@ -127,6 +127,51 @@ void join_by_issue_order(ProcessTrace& trace) {
   }
 }
 
+// Work whose API record is missing while others have theirs: CUPTI writes a
+// call's API record at its exit, so a launch under way when a sampling
+// window's kinds go off leaves its kernel record without one. Correlation
+// ids count calls as they begin (any thread): the call is the first
+// unjoined call that fits after the call of the nearest lower id that did
+// join, and before the call of the nearest higher one.
+constexpr size_t kOrphanLookahead = 64;
+
+void join_orphans_by_neighbours(ProcessTrace& trace) {
+  std::vector<const GpuActivity*> joined;
+  std::vector<GpuActivity*> orphans;
+  std::vector<bool> taken(trace.events.size(), false);
+  for (GpuActivity& a : trace.gpu_activity) {
+    if (a.kind == static_cast<uint8_t>(GpuKind::kSync) || a.correlation_id == 0) continue;
+    if (a.event_index >= 0) {
+      joined.push_back(&a);
+      taken[a.event_index] = true;
+    } else {
+      orphans.push_back(&a);
+    }
+  }
+  if (orphans.empty() || joined.empty()) return;
+  auto by_id = [](const GpuActivity* a, const GpuActivity* b) { return a->correlation_id < b->correlation_id; };
+  std::sort(joined.begin(), joined.end(), by_id);
+  std::stable_sort(orphans.begin(), orphans.end(), by_id);
+  for (GpuActivity* a : orphans) {
+    auto higher = std::upper_bound(joined.begin(), joined.end(), a, by_id);
+    if (higher == joined.begin()) continue;  // nothing earlier to count from
+    const size_t from = static_cast<size_t>((*std::prev(higher))->event_index) + 1;
+    const uint64_t before_ns = higher == joined.end() ? ~0ull : trace.events[(*higher)->event_index].start_ns;
+    for (size_t i = from; i < trace.events.size() && i < from + kOrphanLookahead; ++i) {
+      const Event& e = trace.events[i];
+      if (e.start_ns > before_ns) break;
+      if (taken[i] || !issues_gpu_work(e) || !work_fits_call(*a, e)) continue;
+      a->event_index = static_cast<int64_t>(i);
+      // Records sharing the id (a graph's nodes) follow it.
+      for (GpuActivity* same : orphans) {
+        if (same->correlation_id == a->correlation_id) same->event_index = a->event_index;
+      }
+      taken[i] = true;
+      break;
+    }
+  }
+}
+
 // Sync records carry no thread: the sync call whose span holds the record's
 // midpoint, on any thread.
 void join_syncs_by_time(ProcessTrace& trace) {
@@ -188,6 +233,8 @@ void join_gpu_activity(ProcessTrace& trace) {
   if (trace.gpu_api.empty()) {  // CUPTI gave no API records (or was asked for none)
     join_by_issue_order(trace);
     join_syncs_by_time(trace);
+  } else {
+    join_orphans_by_neighbours(trace);
   }
   for (GpuActivity& a : trace.gpu_activity) {
     if (a.event_index < 0 || a.stream != GpuActivity::kNoStream || a.kind == static_cast<uint8_t>(GpuKind::kSync)) {

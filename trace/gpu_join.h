@@ -22,6 +22,9 @@ inline constexpr uint64_t kGpuJoinSlackNs = 1000;
 // issue order (correlation ids count calls as they begin) and a sync record
 // the sync call around it. Under a sampled timeline only calls that began
 // inside a window are candidates: the others' work was never recorded.
+// With API records, work whose own API record was lost (a launch under way
+// when a window closed) joins the first free fitting call after the call of
+// its nearest lower correlation id.
 void join_gpu_activity(ProcessTrace& trace);
 
 // Whether [start_ns, end_ns] lies inside one of the sorted sampling windows

@@ -172,6 +172,41 @@ TEST(GpuTimelineJoin, EachRecordFindsItsCall) {
   EXPECT_EQ(by_correlation[98]->stream, GpuActivity::kNoStream);
 }
 
+// A launch under way when a sampling window's kinds went off: its kernel
+// record came, its API record (written at the call's exit) did not. It
+// joins the first free call that fits after its lower neighbour's call; a
+// record from no recorded call still joins nothing.
+TEST(GpuTimelineJoin, WorkWhoseApiRecordWasLostJoinsByItsNeighbours) {
+  std::vector<Event> events = {
+      on_thread(make_event(id(ApiId::__cudaLaunchKernel), 1000, 1100), 7, 0xa00),
+      on_thread(make_event(id(ApiId::cudaStreamSynchronize), 1200, 1300), 8, 0xb00),
+      on_thread(make_event(id(ApiId::__cudaLaunchKernel), 1400, 1500), 8, 0xb00),  // id 3: no API record
+      on_thread(make_event(id(ApiId::cudaMemcpyAsync), 1600, 1700), 7, 0xa00),      // id 4: no API record
+      on_thread(make_event(id(ApiId::__cudaLaunchKernel), 1800, 1900), 7, 0xa00),  // id 5
+  };
+  std::vector<GpuRecord> records = {
+      api_record(1010, 1090, 1, 7),
+      api_record(1810, 1890, 5, 7),
+      gpu(GpuKind::kKernel, 1150, 1250, 1, 13),
+      gpu(GpuKind::kKernel, 1550, 1650, 3, 14),
+      gpu(GpuKind::kMemcpy, 1750, 1760, 4, 13),
+      gpu(GpuKind::kKernel, 1950, 1990, 5, 13),
+      gpu(GpuKind::kKernel, 2000, 2100, 6, 13),  // its call was not recorded
+  };
+  ProcessTrace trace;
+  trace.events = events;
+  for (const GpuRecord& r : records) add_gpu_record(trace, r);
+  join_gpu_activity(trace);
+  std::map<uint32_t, const GpuActivity*> by_correlation;
+  for (const GpuActivity& a : trace.gpu_activity) by_correlation[a.correlation_id] = &a;
+  EXPECT_EQ(by_correlation[1]->event_index, 0);
+  EXPECT_EQ(by_correlation[3]->event_index, 2);
+  EXPECT_EQ(by_correlation[3]->stream, 0xb00u);
+  EXPECT_EQ(by_correlation[4]->event_index, 3);
+  EXPECT_EQ(by_correlation[5]->event_index, 4);
+  EXPECT_EQ(by_correlation[6]->event_index, -1);
+}
+
 TEST(GpuTimelineJoin, GraphLaunchOwnsAllItsNodes) {
   ProcessTrace trace;
   trace.events = {on_thread(make_event(id(ApiId::cudaGraphLaunch), 100, 200), 7, 0xc00)};
