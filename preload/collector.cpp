@@ -56,6 +56,7 @@ struct Collector {
   uint64_t drops_from_freed_rings = 0;
   // Recorded and never written, besides ring-full drops (docs/trace-format.md, kEnd).
   uint64_t unwritten_at_exit = 0;
+  uint32_t reopened_noted = 0;  // the writer's reopen count last said
   uint64_t lost_no_memory = 0;
   uint64_t over_size_limit = 0;
   bool size_limit_reached = false;
@@ -90,6 +91,9 @@ enum class State {
   kIdle,        // between sessions: starts only through collector_start_session
 };
 std::atomic<State> g_state{State::kNotStarted};
+// The process whose collector runs: a vfork or fork child calling _exit
+// shares or copies our state but owns none of it.
+std::atomic<pid_t> g_collector_pid{0};
 bool g_sessions = false;     // collector_use_sessions() was called
 std::mutex g_session_mutex;  // serialises session start/stop with the exit-time shutdown
 char g_trace_path[4200] = {};
@@ -261,6 +265,12 @@ void flush(Collector& c) {
     stop_recording();
     return;
   }
+  if (c.writer.reopened() != c.reopened_noted) {
+    c.reopened_noted = c.writer.reopened();
+    log_warning("the program closed the descriptor of trace %s; reopened it (the program's own files untouched)",
+                c.writer.path().c_str());
+    c.writer.add_process_info(info_key::kTraceReopened, std::to_string(c.reopened_noted));
+  }
   // Deleted under us (the file, or its whole directory): every later byte
   // would go to a nameless file nobody can read, using disk until exit.
   if (c.writer.file_unlinked()) {
@@ -345,6 +355,7 @@ bool open_trace(Collector& c) {
 }
 
 bool start_collector() {
+  g_collector_pid.store(getpid(), std::memory_order_relaxed);
   if (g_collector_memory == nullptr) {
     g_collector_memory = ::operator new(sizeof(Collector), std::align_val_t{alignof(Collector)}, std::nothrow);
     if (g_collector_memory == nullptr) {
@@ -534,6 +545,12 @@ void collector_shutdown() {
     report_status(kStatusFlushTimeout, "the final flush of %s did not finish in time; the trace may lack its end",
                   g_trace_path);
   }
+}
+
+void collector_flush_at_exit_call() {
+  if (g_state.load(std::memory_order_acquire) != State::kRunning) return;
+  if (g_collector_pid.load(std::memory_order_relaxed) != getpid()) return;  // a (v)fork child's _exit
+  collector_shutdown();
 }
 
 void collector_before_fork() {

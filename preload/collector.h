@@ -31,6 +31,10 @@ void collector_set_periodic(void (*task)());
 const char* collector_trace_path();
 // Final drain, end record, close. Called once at exit.
 void collector_shutdown();
+// The same from _exit/_Exit (no atexit handlers, no destructors run): only
+// in the process whose collector is running, never in a (v)fork child that
+// exits without exec.
+void collector_flush_at_exit_call();
 // fork(2) handlers: pause draining across fork; the child starts afresh.
 void collector_before_fork();
 void collector_after_fork_parent();

@@ -19,11 +19,14 @@
 #include "preload/log.h"
 #include "preload/session.h"
 #include "trace/control_protocol.h"
+#include "trace/owned_fd.h"
 
 namespace syncscope::preload {
 namespace {
 
-int g_listen_fd = -1;
+// Checked before each use: a program that closes every descriptor may reuse
+// the number for a socket of its own, whose connections are never ours.
+OwnedFd g_listen;
 pthread_t g_thread{};
 bool g_thread_running = false;  // started and not joined (changed only by start, stop and the fork child)
 
@@ -89,7 +92,12 @@ void serve(int client) {
 void* control_main(void*) {
   InHookScope in_hook;  // for the thread's life: nothing it does is the target's work
   for (;;) {
-    int client = accept4(g_listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    const int listen_fd = g_listen.get();
+    if (listen_fd < 0) {
+      log_warning("the program closed the control socket; `syncscope attach` cannot reach this process any more");
+      return nullptr;
+    }
+    int client = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EBADF || errno == EINVAL) return nullptr;  // shut down (control_endpoint_stop) or closed
@@ -133,7 +141,10 @@ void control_endpoint_start() {
     close(fd);
     return;
   }
-  g_listen_fd = fd;
+  if (!g_listen.adopt(fd)) {
+    log_warning("dormant: control socket unusable (%s)", std::strerror(errno));
+    return;
+  }
   // The thread must never receive the target's signals.
   sigset_t all, old;
   sigfillset(&all);
@@ -143,8 +154,7 @@ void control_endpoint_start() {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (rc != 0) {
     log_warning("dormant: cannot start the control thread (%s)", std::strerror(rc));
-    close(fd);
-    g_listen_fd = -1;
+    g_listen.close();
     return;
   }
   g_thread = thread;
@@ -157,7 +167,14 @@ bool control_endpoint_stop(int timeout_ms) {
   if (!g_thread_running) return true;
   // A shut-down listening socket fails the accept(2) the thread waits in
   // (EINVAL), now and from then on: the thread returns.
-  shutdown(g_listen_fd, SHUT_RDWR);
+  const int listen_fd = g_listen.get();
+  if (listen_fd < 0) {
+    // The program closed it: no descriptor left to shut down, and the thread
+    // may wait in accept(2) until exit. Never wait for it.
+    g_listen.forget();
+    return false;
+  }
+  shutdown(listen_fd, SHUT_RDWR);
   timespec deadline;
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += timeout_ms / 1000;
@@ -171,18 +188,14 @@ bool control_endpoint_stop(int timeout_ms) {
     return false;  // the socket is shut down: the thread returns after its client, unjoined
   }
   g_thread_running = false;
-  close(g_listen_fd);
-  g_listen_fd = -1;
+  g_listen.close();
   log_debug("control endpoint @syncscope.%d closed", getpid());
   return true;
 }
 
 void control_endpoint_after_fork_child() {
   g_thread_running = false;  // not in this process
-  if (g_listen_fd >= 0) {
-    close(g_listen_fd);
-    g_listen_fd = -1;
-  }
+  g_listen.close();
 }
 
 }  // namespace syncscope::preload

@@ -64,6 +64,9 @@ inline constexpr const char* kTraceSizeLimit = "trace.size_limit";
 // How launches were written: "aggregated" (runs of repeated sequences,
 // trace/launch_runs.h), "full", or "full (GPU timeline)".
 inline constexpr const char* kTraceDetail = "trace.detail";
+// How often the program closed the trace's descriptor (close_range, a
+// daemon closing every fd) and the recorder reopened the file by its path.
+inline constexpr const char* kTraceReopened = "trace.reopened";
 
 // Written only for a session started by `syncscope attach`.
 inline constexpr const char* kAttachMode = "attach.mode";       // one of the two values below

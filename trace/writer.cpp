@@ -43,7 +43,7 @@ bool make_directories(const std::string& dir, std::string* error) {
     pos = dir.find('/', pos + 1);
     std::string path = dir.substr(0, pos);
     if (path.empty() || path.back() == '/') continue;
-    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
       set_error(error, "cannot create directory", path, errno);
       return false;
     }
@@ -77,7 +77,7 @@ void put_bytes(unsigned char* out, const void* data, size_t size) {
 TraceWriter::~TraceWriter() { close(); }
 
 bool TraceWriter::open(const std::string& dir_in, const FileHeader& header, std::string* error) {
-  if (fd_ >= 0) close();
+  if (file_.held()) close();
   const std::string dir = dir_in.empty() ? std::string(".") : dir_in;
   if (!make_directories(dir, error)) return false;
   // An exec'd process keeps its pid: the first free -N suffix wins.
@@ -86,7 +86,8 @@ bool TraceWriter::open(const std::string& dir_in, const FileHeader& header, std:
     std::string path = prefix + std::to_string(n) + kTraceFileSuffix;
     int fd;
     do {
-      fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+      // Only its owner reads it: a trace holds the command line (tokens in argv).
+      fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
     } while (fd < 0 && errno == EINTR);
     if (fd >= 0) {
       if (!open_fd(fd, header, error)) {
@@ -106,9 +107,13 @@ bool TraceWriter::open(const std::string& dir_in, const FileHeader& header, std:
 }
 
 bool TraceWriter::open_fd(int fd, const FileHeader& header_in, std::string* error) {
-  if (fd_ >= 0) close();
-  fd_ = fd;
+  if (file_.held()) close();
+  if (!file_.adopt(fd)) {
+    set_error(error, "cannot use the trace's descriptor", "", errno);
+    return false;
+  }
   failed_ = false;
+  reopened_ = 0;
   path_.clear();
   // Records buffered before the file was opened follow the header at the next flush.
   // The writer knows the framing it produces: never let a caller's header
@@ -118,7 +123,7 @@ bool TraceWriter::open_fd(int fd, const FileHeader& header_in, std::string* erro
   header.version = kTraceVersion;
   header.header_size = sizeof(FileHeader);
   header.event_size = sizeof(Event);
-  int err = write_all(fd_, reinterpret_cast<const unsigned char*>(&header), sizeof(header));
+  int err = write_all(file_.number(), reinterpret_cast<const unsigned char*>(&header), sizeof(header));
   if (err != 0) {
     set_error(error, "cannot write the trace header", "", err);
     close_without_flush();
@@ -293,14 +298,45 @@ void TraceWriter::add_string(uint32_t id, std::string_view text) {
   add_numbered_text(RecordType::kString, id, text, kMaxStringLen);
 }
 
+int TraceWriter::usable_fd() {
+  int fd = file_.get();
+  if (fd >= 0 || path_.empty()) return fd;
+  // Taken away (closed, or the number reused by the program): our file by
+  // its path again, never a link planted there, and only if it is the same
+  // file. O_APPEND: the records go on where the lost descriptor left off.
+  int again;
+  do {
+    again = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+  } while (again < 0 && errno == EINTR);
+  if (again < 0) return -1;
+  if (!file_.same_file(again)) {
+    ::close(again);
+    return -1;
+  }
+  file_.forget();  // the old number is the program's now
+  if (!file_.adopt(again)) return -1;
+  ++reopened_;
+  return file_.get();
+}
+
 bool TraceWriter::flush(std::string* error) {
-  if (fd_ < 0) {
+  if (!file_.held()) {
     // Not open, or stopped by an earlier error that was already reported.
     buffer_.clear();
     return true;
   }
   if (buffer_.empty()) return true;
-  int err = write_all(fd_, buffer_.data(), buffer_.size());
+  const int fd = usable_fd();
+  if (fd < 0) {
+    if (error != nullptr) {
+      *error = "the program closed the trace's descriptor and the file could not be reopened; the rest is lost";
+    }
+    file_.forget();
+    buffer_.clear();
+    failed_ = true;
+    return false;
+  }
+  int err = write_all(fd, buffer_.data(), buffer_.size());
   if (err == 0) written_bytes_ += buffer_.size();
   buffer_.clear();
   if (err != 0) {
@@ -314,7 +350,8 @@ bool TraceWriter::flush(std::string* error) {
 
 bool TraceWriter::file_unlinked() const {
   struct stat st;
-  return fd_ >= 0 && ::fstat(fd_, &st) == 0 && st.st_nlink == 0;
+  const int fd = file_.get();
+  return fd >= 0 && ::fstat(fd, &st) == 0 && st.st_nlink == 0;
 }
 
 void TraceWriter::close() {
@@ -324,8 +361,7 @@ void TraceWriter::close() {
 
 void TraceWriter::close_without_flush() {
   // No allocation or deallocation here: a forked child calls it.
-  if (fd_ >= 0) ::close(fd_);  // never retried on EINTR: the descriptor is gone either way
-  fd_ = -1;
+  file_.close();  // only while it is still ours
   buffer_.clear();
 }
 

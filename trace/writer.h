@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/owned_fd.h"
+
 #include "trace/event.h"
 #include "trace/format.h"
 #include "trace/gpu_record.h"
@@ -34,7 +36,7 @@ class TraceWriter {
   // Adopt an already-open descriptor (tests). Writes the header; on failure
   // the descriptor is closed.
   bool open_fd(int fd, const FileHeader& header, std::string* error);
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const { return file_.held(); }
   // True when the open file has no name left (it, or its directory, was
   // deleted): whatever is written now can never be read back.
   bool file_unlinked() const;
@@ -69,7 +71,13 @@ class TraceWriter {
   // Appends the buffered records to the file with as few write(2) calls as the
   // kernel allows, retrying on EINTR and short writes. On an I/O error the
   // writer closes the file and reports false once; later calls are no-ops.
+  // The descriptor is checked first (trace/owned_fd.h): one the program
+  // closed is reopened by its path when that is still our file, else the
+  // writer stops (the trace then lacks its end: a recording problem) and
+  // never writes to what the number now names.
   bool flush(std::string* error);
+  // How often the program took the descriptor away and the file was reopened.
+  uint32_t reopened() const { return reopened_; }
   void close();
   // Drops the buffer and closes the descriptor without writing: a forked
   // child must never append to its parent's file.
@@ -87,8 +95,12 @@ class TraceWriter {
   void add_numbered_text(RecordType type, uint32_t id, std::string_view text, uint32_t max_len);
   void* begin_record(RecordType type, uint32_t size);
 
-  int fd_ = -1;
+  // The descriptor back while it is still our file, or reopened by path; -1 when lost.
+  int usable_fd();
+
+  OwnedFd file_;
   std::string path_;
+  uint32_t reopened_ = 0;
   std::vector<unsigned char> buffer_;
   bool failed_ = false;
   uint64_t written_bytes_ = 0;  // an I/O error stopped the writer until the next open

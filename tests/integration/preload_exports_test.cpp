@@ -35,9 +35,10 @@ TEST(PreloadExports, OnlyTheHooks) {
   // time), PyEval_RestoreThread/SaveThread (Python attribution) and the
   // step markers that python/sitecustomize.py calls, the NVTX
   // loader's entry point (nvtx_injection.cpp), and syncscope.watch()'s
-  // in-process control (in_process.cpp).
+  // in-process control (in_process.cpp), and _exit/_Exit (the final flush
+  // of a process that skips atexit, exit_hooks.cpp).
   std::regex hook(
-      "^((__cuda|cuda|cu)[A-Za-z0-9_]+|dlsym|PyEval_RestoreThread|PyEval_SaveThread|syncscope_optimizer_step|syncscope_backward_begin|InitializeInjectionNvtx2|syncscope_control|syncscope_control_endpoint_stop)"
+      "^((__cuda|cuda|cu)[A-Za-z0-9_]+|dlsym|PyEval_RestoreThread|PyEval_SaveThread|syncscope_optimizer_step|syncscope_backward_begin|InitializeInjectionNvtx2|syncscope_control|syncscope_control_endpoint_stop|_exit|_Exit)"
       "(@@?[A-Za-z0-9_.]+)?$");
   for (const std::string& name : names) {
     EXPECT_TRUE(std::regex_match(name, hook)) << "unexpected export: " << name;

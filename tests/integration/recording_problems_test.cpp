@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kIncomplete = 4;
+constexpr int kGateFailed = 3;
 
 RunResult syncscope(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
   args.insert(args.begin(), syncscope_bin());
@@ -191,10 +192,22 @@ TEST(RecordingProblems, UnusableOutputDirectoryStopsBeforeTheCommandRuns) {
 // end record (and maybe nothing at all). The gate said "no CUDA calls were
 // recorded", pass, exit 0; it is blind.
 TEST(RecordingProblems, ATargetThatLeavesWithOsExitNeverPasses) {
+  const std::string script = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/exit_without_flush.py";
+  // os._exit: no atexit handler runs, but the recorder's _exit hook writes
+  // the trace's end, so the gate judges the 500 syncs (it passed, exit 0,
+  // before the hook and the end check).
   std::string dir = fresh_dir("os-exit");
   RunResult r = syncscope({"run", "-o", dir + "/t", "--fail-on", "hidden-sync", "--format", "json=" + dir + "/r.json",
-                           "--", "/usr/bin/env", "python3",
-                           SYNCSCOPE_SOURCE_DIR "/tests/integration/python/exit_without_flush.py", "500"});
+                           "--", "/usr/bin/env", "python3", script, "500", "os_exit"});
+  EXPECT_EQ(r.exit_code, kGateFailed) << r.err;
+  nlohmann::json json = read_json(dir + "/r.json");
+  EXPECT_EQ(json["recording"]["complete"], true) << json.dump(1);
+  EXPECT_EQ(json["policy"]["gate"]["failed"], true);
+  // exit_group(2) from the kernel's table: nothing can flush; the trace lacks
+  // its end and the gate fails closed.
+  dir = fresh_dir("exit-group");
+  r = syncscope({"run", "-o", dir + "/t", "--fail-on", "hidden-sync", "--format", "json=" + dir + "/r.json", "--",
+                 "/usr/bin/env", "python3", script, "500", "syscall"});
   EXPECT_EQ(r.exit_code, kIncomplete) << r.err;
   EXPECT_NE(r.err.find("did not end cleanly"), std::string::npos) << r.err;
   EXPECT_TRUE(has(problem_kinds(read_json(dir + "/r.json")), "trace-incomplete"));

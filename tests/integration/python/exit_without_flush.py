@@ -1,8 +1,10 @@
-"""Syncs N times, then leaves with os._exit(0) (as launchers, DataLoader
-workers and frameworks avoiding teardown hangs do): no atexit handler runs,
-so the recorder writes no end record and may not have flushed at all.
+"""Syncs N times, then leaves without running atexit handlers.
 
-    python3 exit_without_flush.py N
+    python3 exit_without_flush.py N os_exit   # os._exit(0), as launchers,
+        DataLoader workers and frameworks avoiding teardown hangs do: the
+        recorder's _exit hook still writes the trace's end
+    python3 exit_without_flush.py N syscall   # exit_group(2) straight from
+        the kernel's table: nothing can flush, the trace lacks its end
 """
 import ctypes
 import os
@@ -13,4 +15,7 @@ cuda = ctypes.CDLL(None)
 
 for _ in range(int(sys.argv[1])):
     cuda.cudaDeviceSynchronize()
+if len(sys.argv) > 2 and sys.argv[2] == "syscall":
+    SYS_exit_group = {"x86_64": 231, "aarch64": 94}[os.uname().machine]
+    ctypes.CDLL(None, use_errno=True).syscall(SYS_exit_group, 0)
 os._exit(0)

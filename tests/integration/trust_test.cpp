@@ -1,0 +1,75 @@
+// Issue 24, end to end on the fake runtime: the recorder never writes into
+// a file the program opened, even after the program closed every
+// descriptor and reused the numbers; files and endpoints another local user
+// could redirect are refused (docs/security.md).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness.h"
+#include "trace/process_info_keys.h"
+
+namespace syncscope::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// close_range(3, ~0U), then every number up to 1023 is the program's: its
+// files hold exactly what it wrote, and the trace (reopened by its path)
+// holds both halves of the run and its end.
+TEST(Trust, AProgramThatClosesEveryDescriptorKeepsItsFilesIntact) {
+  std::string dir = fresh_dir("close-every-fd");
+  fs::create_directories(dir + "/own");
+  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--fail-on", "hidden-sync", "--", "/usr/bin/env",
+                     "python3", SYNCSCOPE_SOURCE_DIR "/tests/integration/python/close_every_fd.py", dir + "/own", "40"},
+                    fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 3) << "the gate judges the whole run (80 syncs)\n" << r.err;
+  EXPECT_NE(r.out.find("done"), std::string::npos) << r.out;
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_EQ(slurp_file(dir + "/own/own-" + std::to_string(k) + ".txt"),
+              "file " + std::to_string(k) + " of the program\n");
+  }
+  EXPECT_EQ(fs::file_size(dir + "/own/every-number.txt"), 0u) << "the recorder wrote into the program's file";
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_TRUE(traces[0].complete) << r.err;
+  EXPECT_EQ(count_api(traces[0], ApiId::cudaDeviceSynchronize), 80u);
+  EXPECT_NE(traces[0].info(info_key::kTraceReopened), "");
+  EXPECT_NE(r.err.find("closed the descriptor of trace"), std::string::npos) << r.err;
+}
+
+// Traces hold the command line (tokens in argv): only their owner reads
+// them, whatever the umask.
+TEST(Trust, TracesAreTheOwnersAlone) {
+  std::string dir = fresh_dir("trace-modes");
+  const mode_t old_mask = umask(022);
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example("hidden_sync_loop"), "5"},
+                    fake_runtime_env());
+  umask(old_mask);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st;
+  ASSERT_EQ(stat((dir + "/t").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  size_t traces = 0;
+  for (const auto& entry : fs::directory_iterator(dir + "/t")) {
+    ASSERT_EQ(stat(entry.path().c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << entry.path();
+    traces += entry.path().extension() == ".sstrace";
+  }
+  EXPECT_EQ(traces, 1u);
+}
+
+}  // namespace
+}  // namespace syncscope::testing
