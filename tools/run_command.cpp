@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -37,13 +38,51 @@ namespace syncscope {
 namespace {
 
 volatile sig_atomic_t g_child = 0;
+// Whether syncscope's parent signals its whole process group as well as
+// syncscope (GNU timeout without --foreground: kill(child), then kill(0)).
+bool g_parent_signals_group = false;
 
-// Signals sent to syncscope by a person or a job manager (kill, timeout,
-// SLURM) go on to the recorded command. Signals the terminal sent to the
-// whole foreground process group (Ctrl-C) have reached the child already:
-// forwarding them would deliver them twice.
+// Signals sent to syncscope alone by a person or a job manager (kill,
+// SLURM, a parent's Popen.terminate()) go on to the recorded command, once.
+// Those the command got already are not forwarded, or it would get them
+// twice: ones the terminal sent to the foreground process group (Ctrl-C,
+// si_code > 0), ones the command sent itself, ones from another member of
+// our process group (a sibling's kill(0, ...)), and ones from a parent that
+// signals the group too.
 void forward_signal(int sig, siginfo_t* info, void*) {
-  if (g_child > 0 && (info == nullptr || info->si_code <= 0)) kill(g_child, sig);
+  if (g_child <= 0) return;
+  if (info != nullptr) {
+    if (info->si_code > 0) return;
+    const pid_t sender = info->si_pid;
+    if (info->si_code == SI_USER && sender > 0 && sender != getpid()) {
+      if (sender == g_child) return;
+      if (getpgid(sender) == getpgrp() && (sender != getppid() || g_parent_signals_group)) return;
+    }
+  }
+  kill(g_child, sig);
+}
+
+// GNU timeout, unless --foreground, signals its child and then the whole
+// process group it leads (docs/security.md, "Signals").
+bool parent_signals_group() {
+  const pid_t parent = getppid();
+  if (getpgid(parent) != getpgrp() || getpgrp() != parent) return false;
+  std::ifstream in("/proc/" + std::to_string(parent) + "/cmdline", std::ios::binary);
+  std::string arg;
+  std::vector<std::string> argv;
+  while (std::getline(in, arg, '\0')) argv.push_back(arg);
+  if (argv.empty() || std::filesystem::path(argv[0]).filename() != "timeout") return false;
+  // Its options come before the duration; -s and -k take a value.
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "--foreground" || a == "-f") return false;
+    if (a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after") {
+      ++i;
+      continue;
+    }
+    if (a.empty() || a[0] != '-' || a == "--") break;
+  }
+  return true;
 }
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -186,6 +225,7 @@ int run_command(const RunOptions& options) {
     std::fprintf(stderr, "syncscope: cannot run '%s': %s\n", argv[0], std::strerror(err));
     _exit(err == ENOENT ? 127 : 126);
   }
+  g_parent_signals_group = parent_signals_group();
   g_child = pid;
   if (options.dormant) {
     spdlog::info("dormant: {} runs as pid {}; record it with: syncscope attach {} (or attach --all PATTERN)",

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <signal.h>
 
 #include "harness.h"
 #include "trace/process_info_keys.h"
@@ -69,6 +71,27 @@ TEST(Trust, TracesAreTheOwnersAlone) {
     traces += entry.path().extension() == ".sstrace";
   }
   EXPECT_EQ(traces, 1u);
+}
+
+// GNU timeout signals syncscope and then its whole process group: the
+// command gets the signal once, from the group kill (it got it twice).
+// A signal for syncscope alone is still forwarded, once.
+TEST(Trust, AGroupSignalReachesTheCommandOnce) {
+  const std::string script = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/count_signals.py";
+  std::string dir = fresh_dir("group-sigint");
+  RunResult r = run({"/usr/bin/timeout", "-s", "INT", "1.5", syncscope_bin(), "run", "--no-report", "-o", dir + "/t",
+                     "--", "/usr/bin/env", "python3", script, "3"},
+                    fake_runtime_env());
+  EXPECT_NE(r.out.find("SIGINT received 1 time(s)"), std::string::npos) << r.out << r.err;
+
+  dir = fresh_dir("own-sigint");
+  Started s = start({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script,
+                     "3"},
+                    fake_runtime_env());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(s.pid, SIGINT);
+  r = finish(s, 60);
+  EXPECT_NE(r.out.find("SIGINT received 1 time(s)"), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace
