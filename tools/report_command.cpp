@@ -268,11 +268,17 @@ ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t with
   outcome.gate_blind = report.gate_blind();
   log_problems(report);
   if (!write_outputs(report, settings.formats, settings.display)) outcome.error = 1;
+  // The status said is the one syncscope exits with: a failing command's own wins.
+  const std::string status =
+      settings.command_status != 0
+          ? "exit status " + std::to_string(settings.command_status) + ", the command's own"
+          : "exit status " + std::to_string(report.gate_blind() ? kIncompleteRecordingExitCode
+                                                                : settings.analysis.policy.gate.exit_code);
   if (report.gate_blind()) {
-    spdlog::error("gate failed: the recording is incomplete{} (exit status {})",
-                  report.gate_failed ? ", and findings are over budget" : "", kIncompleteRecordingExitCode);
+    spdlog::error("gate failed: the recording is incomplete{} ({})",
+                  report.gate_failed ? ", and findings are over budget" : "", status);
   } else if (report.gate_failed) {
-    spdlog::error("gate failed: findings over budget (exit status {})", settings.analysis.policy.gate.exit_code);
+    spdlog::error("gate failed: findings over budget ({})", status);
   }
   return outcome;
 }

@@ -23,6 +23,9 @@ struct ReportSettings {
   // `report --between START,END`: only what began in this window of the trace
   // clock (CLOCK_MONOTONIC ns) is reported (trace/time_window.h).
   std::optional<std::pair<uint64_t, uint64_t>> window;
+  // `run`: the command's own exit status, which wins over the gate's (a
+  // failing command is never reported as a pass or as a gate's status).
+  int command_status = 0;
 };
 
 struct ReportOutcome {

@@ -277,6 +277,7 @@ int run_command(const RunOptions& options) {
     return code;
   }
   // The gate is judged even with --no-report: the exit status still tells CI.
+  report.command_status = code;
   ReportOutcome outcome = report_directory(dir, report, std::move(problems));
   if (code != 0) return code;  // the command's own failure wins
   if (outcome.gate_blind || outcome.gate_failed) return report_exit_status(outcome, report);

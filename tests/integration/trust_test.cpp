@@ -94,5 +94,66 @@ TEST(Trust, AGroupSignalReachesTheCommandOnce) {
   EXPECT_NE(r.out.find("SIGINT received 1 time(s)"), std::string::npos) << r.out << r.err;
 }
 
+// A command that fails under a gate that fails: syncscope exits with the
+// command's status and says so (it said "exit status 3" and exited 5).
+TEST(Trust, TheStatusSaidIsTheStatusExited) {
+  std::string dir = fresh_dir("status-said");
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--fail-on", "hidden-sync", "--",
+                     "/usr/bin/env", "python3", "-c",
+                     "import ctypes, sys\n"
+                     "ctypes.CDLL('libcudart.so.13', mode=ctypes.RTLD_GLOBAL)\n"
+                     "cuda = ctypes.CDLL(None)\n"
+                     "for _ in range(300): cuda.cudaDeviceSynchronize()\n"
+                     "sys.exit(5)\n"},
+                    fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.err.find("gate failed: findings over budget (exit status 5, the command's own)"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("exit status 3"), std::string::npos) << r.err;
+}
+
+// -o naming a link another user planted (in /tmp, say) is refused before
+// the command runs; --force deletes only plain trace files of ours.
+TEST(Trust, AnotherUsersLinkOrFilesAreNeverFollowedOrDeleted) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to own files as another user";
+  std::string dir = fresh_dir("planted-o");
+  fs::create_directories(dir + "/victim");
+  { std::ofstream(dir + "/victim/123-0.sstrace") << "the victim's"; }
+  fs::create_symlink(dir + "/victim", dir + "/out");
+  ASSERT_EQ(lchown((dir + "/out").c_str(), 65534, 65534), 0);
+  RunResult r = run({syncscope_bin(), "run", "--force", "-o", dir + "/out", "--", example("hidden_sync_loop"), "5"},
+                    fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("symbolic link owned by another user"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp_file(dir + "/victim/123-0.sstrace"), "the victim's");
+  EXPECT_EQ(r.out.find("hidden_sync_loop"), std::string::npos) << "the command must not run";
+
+  // Our own directory holding a trace that is another user's, or a link:
+  // --force leaves them and refuses.
+  fs::create_directories(dir + "/mine");
+  { std::ofstream(dir + "/mine/1-0.sstrace") << "someone else's"; }
+  ASSERT_EQ(chown((dir + "/mine/1-0.sstrace").c_str(), 65534, 65534), 0);
+  r = run({syncscope_bin(), "run", "--force", "-o", dir + "/mine", "--", example("hidden_sync_loop"), "5"},
+          fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--force leaves"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/mine/1-0.sstrace"));
+  fs::remove(dir + "/mine/1-0.sstrace");
+  fs::create_symlink(dir + "/victim/123-0.sstrace", dir + "/mine/2-0.sstrace");
+  r = run({syncscope_bin(), "run", "--force", "-o", dir + "/mine", "--", example("hidden_sync_loop"), "5"},
+          fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("not a plain file"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp_file(dir + "/victim/123-0.sstrace"), "the victim's");
+  // Plain traces of ours: replaced.
+  fs::remove(dir + "/mine/2-0.sstrace");
+  { std::ofstream(dir + "/mine/3-0.sstrace") << "old"; }
+  r = run({syncscope_bin(), "run", "--force", "--no-report", "-o", dir + "/mine", "--", example("hidden_sync_loop"),
+           "5"},
+          fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/mine/3-0.sstrace"));
+}
+
 }  // namespace
 }  // namespace syncscope::testing
