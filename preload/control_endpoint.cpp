@@ -68,11 +68,49 @@ bool same_user(int fd) {
   return peer.uid == getuid() || peer.uid == geteuid();
 }
 
+// How long a connection may take to say its first line (syncscope attach
+// says hello at once), and how long a refused one is given to finish: one
+// thread serves every connection, and a silent or dripping one must never
+// hold the owner's command back for long.
+constexpr int kFirstLineMs = 2000;
+constexpr int kRefusalMs = 100;
+
+void set_receive_timeout(int fd, int ms) {
+  timeval t{ms / 1000, (ms % 1000) * 1000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof(t));
+}
+
+// Another user's connection: told why, then closed within kRefusalMs.
+// Closing with the client's command unread would reset the connection and
+// lose the reply: end our side, read what it sent (briefly), then close.
+void refuse(int client) {
+  reply(client, control::error_reply("not permitted: the control endpoint serves only its own user"));
+  shutdown(client, SHUT_WR);
+  timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  char sink[256];
+  for (;;) {
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const long spent_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    if (spent_ms >= kRefusalMs) return;
+    pollfd p{client, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(kRefusalMs - spent_ms)) <= 0) return;
+    if (recv(client, sink, sizeof(sink), MSG_DONTWAIT) <= 0) return;
+  }
+}
+
 // Serves one client until it hangs up; a session it leaves running is stopped.
 void serve(int client) {
   std::string buffer, line, error;
   bool started_here = false;
+  set_receive_timeout(client, kFirstLineMs);
+  bool first = true;
   while (read_line(client, &buffer, &line)) {
+    if (first) {
+      set_receive_timeout(client, 0);  // a session may stay quiet for hours: no limit after the first line
+      first = false;
+    }
     std::optional<control::Request> request = control::parse_request(line, &error);
     if (!request) {
       reply(client, control::error_reply(error));
@@ -105,15 +143,7 @@ void* control_main(void*) {
       continue;
     }
     if (!same_user(client)) {
-      reply(client, control::error_reply("not permitted: the control endpoint serves only its own user"));
-      // Closing with the client's command unread would reset the connection
-      // and lose the reply: end our side, let it finish (briefly), then close.
-      shutdown(client, SHUT_WR);
-      timeval patience{0, 200000};
-      setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof(patience));
-      char sink[256];
-      for (int reads = 0; reads < 16 && recv(client, sink, sizeof(sink), 0) > 0; ++reads) {
-      }
+      refuse(client);
     } else {
       serve(client);
     }

@@ -67,7 +67,7 @@ absl::StatusOr<ControlConnection> reach(const ProcessFacts& facts, const AttachO
   // the socket within moments.
   for (int attempt = 0; attempt < 150; ++attempt) {
     connection = ControlConnection::connect(facts.pid);
-    if (connection.ok()) return connection;
+    if (connection.ok() || absl::IsPermissionDenied(connection.status())) return connection;
     usleep(20000);
   }
   return absl::UnavailableError("the recorder is loaded into process " + describe(facts) +

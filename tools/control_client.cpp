@@ -53,6 +53,19 @@ absl::StatusOr<ControlConnection> ControlConnection::connect(pid_t pid) {
     }
     return absl::UnavailableError("cannot reach @syncscope." + std::to_string(pid) + ": " + std::strerror(err));
   }
+  // Abstract names belong to nobody: another user may have bound this one
+  // first (docs/security.md). Only the process itself, as our own user, is
+  // talked to.
+  ucred server{};
+  socklen_t length = sizeof(server);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &server, &length) != 0 || server.pid != pid ||
+      server.uid != geteuid()) {
+    close(fd);
+    return absl::PermissionDeniedError("@syncscope." + std::to_string(pid) + " is held by process " +
+                                       std::to_string(server.pid) + " (uid " + std::to_string(server.uid) +
+                                       "), not by process " + std::to_string(pid) +
+                                       " as your user: refusing to talk to it");
+  }
   ControlConnection connection;
   connection.fd_ = fd;
   connection.pid_ = pid;

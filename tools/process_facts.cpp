@@ -74,9 +74,13 @@ absl::StatusOr<ProcessFacts> inspect_process(pid_t pid) {
 absl::Status check_attachable(const ProcessFacts& facts) {
   const std::string who = "process " + std::to_string(facts.pid) + " (" +
                           (facts.command_line.empty() ? facts.exe : facts.command_line.substr(0, 80)) + ")";
-  if (geteuid() != 0 && facts.uid != geteuid()) {
+  // Root too: the recorder's endpoint serves only the process's own user,
+  // and the traces must be written as that user. Refused here, before
+  // anything is injected (docs/security.md).
+  if (facts.uid != geteuid()) {
     return absl::PermissionDeniedError(who + " belongs to uid " + std::to_string(facts.uid) +
-                                       "; syncscope attaches only to your own processes (or run it as root)");
+                                       "; syncscope attaches only as the process's own user: sudo -u '#" +
+                                       std::to_string(facts.uid) + "' syncscope attach " + std::to_string(facts.pid));
   }
   uint16_t ours = elf_machine("/proc/self/exe").value_or(0);
   if (facts.machine != 0 && ours != 0 && facts.machine != ours) {

@@ -28,7 +28,8 @@ struct ProcessFacts {
 absl::StatusOr<ProcessFacts> inspect_process(pid_t pid);
 
 // Why syncscope may not attach to it (OK if it may): another user's
-// process, a different architecture, not a CUDA process.
+// process (root's attach included), a different architecture, not a CUDA
+// process.
 absl::Status check_attachable(const ProcessFacts& facts);
 
 // Processes whose command line contains `pattern` (like pgrep -f), except

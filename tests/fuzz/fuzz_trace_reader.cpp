@@ -5,7 +5,8 @@
 // events and modules in order, every GPU record joined to an event that
 // exists or to none. The same bytes are then read as a file in windows
 // (trace/trace_stream.h, through a memfd): every event the whole read gave
-// comes out once, each window in start order, with the same truncation.
+// comes out once, each window in start order, with the same truncation;
+// and a stretch of it (report --between) keeps its order and joins.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 
 #include "tests/fuzz/fuzz_check.h"
 #include "trace/reader.h"
+#include "trace/time_window.h"
 #include "trace/trace_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -46,6 +48,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto& [id, frames] : trace.python_stacks) FUZZ_CHECK(frames.size() <= kMaxPythonDepth);
   (void)trace.info("argv");
+  // A stretch of it (report --between): still sorted, every GPU record
+  // joined to a kept event or to none.
+  if (!trace.events.empty()) {
+    ProcessTrace part = trace;
+    const uint64_t first = trace.events.front().start_ns, last = trace.events.back().start_ns;
+    restrict_to_window(part, first + (last - first) / 3, last - (last - first) / 3);
+    FUZZ_CHECK(part.events.size() <= trace.events.size());
+    FUZZ_CHECK(std::is_sorted(part.events.begin(), part.events.end(),
+                              [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; }));
+    for (const GpuActivity& a : part.gpu_activity) {
+      FUZZ_CHECK(a.event_index >= -1 && a.event_index < static_cast<int64_t>(part.events.size()));
+    }
+  }
 
   const int fd = memfd_create("fuzz.sstrace", MFD_CLOEXEC);
   if (fd < 0) return 0;

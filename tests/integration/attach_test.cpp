@@ -426,6 +426,101 @@ TEST(Attach, EndpointServesOnlyItsOwnUser) {
   finish(target, 30);
 }
 
+// Issue 24: abstract socket names belong to nobody. A process (here the
+// test) that bound @syncscope.<pid> before the target did is never talked
+// to, and nothing is injected into the target.
+TEST(Attach, AnImpostorHoldingTheNameIsNeverTalkedTo) {
+  std::string dir = fresh_dir("attach-impostor");
+  Started target = start({example("long_loop"), "20"}, fake_runtime_env());
+  const std::string maps = "/proc/" + std::to_string(target.pid) + "/maps";
+  ASSERT_TRUE(wait_for_text(maps, "libcudart", 30s));
+  int impostor = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string name = control::socket_name(target.pid);
+  std::memcpy(address.sun_path + 1, name.data(), name.size());
+  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  ASSERT_EQ(bind(impostor, reinterpret_cast<sockaddr*>(&address), size), 0);
+  ASSERT_EQ(listen(impostor, 4), 0);
+  RunResult r = attach({std::to_string(target.pid), "-d", "1s", "-o", dir + "/a"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("held by process " + std::to_string(getpid())), std::string::npos) << r.err;
+  // The client connected, saw who answered, and said nothing.
+  std::string heard;
+  for (int client; (client = accept(impostor, nullptr, nullptr)) >= 0; close(client)) {
+    char buffer[256];
+    ssize_t n;
+    while ((n = recv(client, buffer, sizeof(buffer), MSG_DONTWAIT)) > 0) heard.append(buffer, static_cast<size_t>(n));
+  }
+  EXPECT_EQ(heard, "") << "the client talked to the impostor";
+  close(impostor);
+  EXPECT_EQ(slurp(maps).find("libsyncscope"), std::string::npos) << "injected although refused";
+  EXPECT_TRUE(still_running(target.pid));
+  kill(target.pid, SIGKILL);
+  finish(target);
+}
+
+// Root attaching to another user's process: refused before anything is
+// injected (it injected, was refused by the endpoint, and left the library,
+// its thread and socket in the target).
+TEST(Attach, AnotherUsersProcessIsRefusedBeforeInjecting) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run a process as another user";
+  if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
+  std::string dir = fresh_dir("attach-other-user");
+  Started target = start({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", example("long_loop"),
+                          "20"},
+                         fake_runtime_env());
+  const std::string maps = "/proc/" + std::to_string(target.pid) + "/maps";
+  if (!wait_for_text(maps, "libcudart", 30s)) {
+    kill(target.pid, SIGKILL);
+    finish(target);
+    GTEST_SKIP() << "uid 65534 cannot run the example from this build directory";
+  }
+  RunResult r = attach({std::to_string(target.pid), "-d", "1s", "-o", dir + "/a"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("attaches only as the process's own user"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(maps).find("libsyncscope"), std::string::npos) << "injected although refused";
+  EXPECT_TRUE(still_running(target.pid));
+  kill(target.pid, SIGKILL);
+  finish(target);
+}
+
+// Twelve connections of another user, each dripping a byte every 150 ms:
+// refused within moments each, so the owner's 1 s attach stays about 1 s
+// (it took 11 s).
+TEST(Attach, ForeignConnectionsDoNotDelayTheOwner) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to connect as another user";
+  std::string dir = fresh_dir("attach-drip");
+  Started target = start({example("long_loop"), "30"}, dormant_env());
+  std::this_thread::sleep_for(400ms);
+  std::vector<pid_t> drippers;
+  for (int k = 0; k < 12; ++k) {
+    pid_t child = fork();
+    if (child == 0) {
+      if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+      int fd = connect_endpoint(target.pid);
+      for (int drip = 0; fd >= 0 && drip < 40; ++drip) {
+        if (send(fd, "h", 1, MSG_NOSIGNAL) != 1) break;
+        usleep(150000);
+      }
+      _exit(0);
+    }
+    drippers.push_back(child);
+  }
+  std::this_thread::sleep_for(200ms);
+  const auto began = std::chrono::steady_clock::now();
+  RunResult r = attach({std::to_string(target.pid), "-d", "1s", "--no-report", "-o", dir + "/a"});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(took, 5.0) << r.err;
+  for (pid_t child : drippers) {
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+  }
+  kill(target.pid, SIGTERM);
+  finish(target, 30);
+}
+
 TEST(Attach, RefusalsSayWhy) {
   std::string dir = fresh_dir("attach-refusals");
   // A pid that existed and is gone.
