@@ -73,7 +73,7 @@ bool same_user(int fd) {
 // thread serves every connection, and a silent or dripping one must never
 // hold the owner's command back for long.
 constexpr int kFirstLineMs = 2000;
-constexpr int kRefusalMs = 100;
+constexpr int kRefusalMs = 20;
 
 void set_receive_timeout(int fd, int ms) {
   timeval t{ms / 1000, (ms % 1000) * 1000};

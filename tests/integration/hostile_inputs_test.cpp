@@ -172,6 +172,10 @@ TEST(HostileInputs, AKnobThatIsNotACountIsSaidToBeIgnored) {
               std::string::npos)
         << value << ": " << report.err;
   }
+  // A window too small to hold a loop's steps whole is raised, and said.
+  RunResult small = run({syncscope_bin(), "report", dir + "/t"}, {{"SYNCSCOPE_WINDOW_EVENTS", "1000"}});
+  EXPECT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_NE(small.err.find("SYNCSCOPE_WINDOW_EVENTS=1000: below 100000"), std::string::npos) << small.err;
   RunResult fine = run({syncscope_bin(), "report", dir + "/t"}, {{"SYNCSCOPE_FOLD_ABOVE_CALLS", "0"}});
   EXPECT_EQ(fine.err.find("ignored"), std::string::npos) << fine.err;
 }

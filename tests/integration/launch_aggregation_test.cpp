@@ -26,12 +26,12 @@ struct Recording {
   uint64_t file_bytes = 0;
 };
 
-Recording record(const std::string& name, const std::vector<std::string>& flags) {
+Recording record(const std::string& name, const std::vector<std::string>& flags, const std::string& steps = "300") {
   std::string dir = fresh_dir(name);
   std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--no-report",
                                    "--format", "json=" + dir + "/findings.json"};
   argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"--", example("training_loop"), "300"});
+  argv.insert(argv.end(), {"--", example("training_loop"), steps});
   Recording r;
   auto env = fake_runtime_env();  // the timeline on: full detail unless a flag says otherwise
   if (std::find(flags.begin(), flags.end(), "--gpu-timeline=full") == flags.end()) env["SYNCSCOPE_GPU_TIMELINE"] = "0";
@@ -145,15 +145,15 @@ std::vector<std::string> finding_counts(const nlohmann::json& report) {
 
 // A trace of more events than SYNCSCOPE_WINDOW_EVENTS is read and analysed
 // window by window (trace/trace_stream.h, detectors/windowed_analysis.h):
-// here 20,000 events a window, a dozen windows. The same findings, counts
+// here 100,000 events a window (the fewest allowed), a few windows. The same findings, counts
 // and calls as the whole trace's report; steps within one per window; the
 // report says so.
 TEST(LaunchAggregation, ALongTraceReadInWindowsReportsWhatTheWholeTraceDoes) {
-  Recording whole = record("aggregation-windows", {"--detail", "full"});
+  Recording whole = record("aggregation-windows", {"--detail", "full"}, "1000");
   const std::string dir = std::filesystem::path(whole.trace.file).parent_path().string();
   const std::string json = fresh_dir("aggregation-windows-report") + "/windows.json";
   auto env = fake_runtime_env();
-  env["SYNCSCOPE_WINDOW_EVENTS"] = "20000";
+  env["SYNCSCOPE_WINDOW_EVENTS"] = "100000";
   RunResult r = run({syncscope_bin(), "report", dir, "--format", "text", "--format", "json=" + json}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(json);
@@ -161,7 +161,7 @@ TEST(LaunchAggregation, ALongTraceReadInWindowsReportsWhatTheWholeTraceDoes) {
   ASSERT_FALSE(windows.is_discarded());
   const auto& w = windows["processes"][0];
   const auto& f = whole.report["processes"][0];
-  EXPECT_GE(w["read_in_windows"].get<int>(), 5);
+  EXPECT_GE(w["read_in_windows"].get<int>(), 2);
   EXPECT_EQ(f["read_in_windows"].get<int>(), 0);
   EXPECT_EQ(finding_counts(windows), finding_counts(whole.report));
   EXPECT_FALSE(finding_counts(windows).empty());
@@ -187,7 +187,7 @@ TEST(LaunchAggregation, AStretchOfALongTraceIsTheStretchOfTheWholeOne) {
   const std::string out = fresh_dir("aggregation-between-report");
   auto env = fake_runtime_env();
   RunResult a = run({syncscope_bin(), "report", dir, "--between", between, "--format", "json=" + out + "/a.json"}, env);
-  env["SYNCSCOPE_WINDOW_EVENTS"] = "20000";
+  env["SYNCSCOPE_WINDOW_EVENTS"] = "100000";
   RunResult b = run({syncscope_bin(), "report", dir, "--between", between, "--format", "json=" + out + "/b.json"}, env);
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
