@@ -1,20 +1,56 @@
 #include "preload/config.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "trace/environment.h"
 
 namespace syncscope::preload {
 namespace {
 
-uint32_t parse_u32(const char* text, uint32_t fallback, uint32_t lo, uint32_t hi) {
+// Appends "NAME=VALUE: why" to the knobs said unusable (cut at the buffer's end).
+void warn_knob(Config* c, const char* name, const char* value, const char* why) {
+  const size_t used = std::strlen(c->knob_warnings);
+  if (used + 1 >= sizeof(c->knob_warnings)) return;
+  std::snprintf(c->knob_warnings + used, sizeof(c->knob_warnings) - used, "%s%s=%.64s: %s", used > 0 ? "\n" : "",
+                name, value, why);
+}
+
+// A count from lo to hi (digits only: strtoul takes "-5" as a huge one), or
+// the fallback with a warning.
+uint32_t parse_u32(Config* c, const char* name, uint32_t fallback, uint32_t lo, uint32_t hi) {
+  const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
+  errno = 0;
   unsigned long value = std::strtoul(text, &end, 10);
-  if (end == text || *end != '\0' || value < lo || value > hi) return fallback;
+  if (*text < '0' || *text > '9' || errno != 0 || *end != '\0' || value < lo || value > hi) {
+    char why[128];
+    std::snprintf(why, sizeof(why), "not a count from %u to %u, ignored (using %u)", lo, hi, fallback);
+    warn_knob(c, name, text, why);
+    return fallback;
+  }
   return static_cast<uint32_t>(value);
 }
+
+// A knob taking one of a few words (nullptr-terminated): false, with a
+// warning, for any other value.
+void check_word(Config* c, const char* name, const char* const* words) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return;
+  std::string list;
+  for (const char* const* w = words; *w != nullptr; ++w) {
+    if (std::strcmp(text, *w) == 0) return;
+    list += list.empty() ? "" : ", ";
+    list += *w;
+  }
+  warn_knob(c, name, text, ("not one of " + list + ", ignored").c_str());
+}
+
+constexpr const char* kBooleans[] = {"1", "true", "yes", "0", "false", "no", nullptr};
 
 bool is_true(const char* text) {
   return text != nullptr &&
@@ -72,10 +108,23 @@ Config config_from_environment() {
   const char* dir = std::getenv(env::kOutputDir);
   if (dir == nullptr || *dir == '\0') dir = "syncscope-trace";
   std::strncpy(c.output_dir, dir, sizeof(c.output_dir) - 1);
-  c.flush_ms = parse_u32(std::getenv(env::kFlushMs), c.flush_ms, 1, 60000);
-  c.exit_flush_ms = parse_u32(std::getenv(env::kExitFlushMs), c.exit_flush_ms, 0, 60000);
-  c.max_trace_mib = parse_u32(std::getenv(env::kMaxTraceMiB), 0, 0, 1u << 30);
-  c.ring_events = round_up_pow2(parse_u32(std::getenv(env::kRingEvents), c.ring_events, 64, 1u << 24));
+  c.flush_ms = parse_u32(&c, env::kFlushMs, c.flush_ms, 1, 60000);
+  c.exit_flush_ms = parse_u32(&c, env::kExitFlushMs, c.exit_flush_ms, 0, 60000);
+  c.max_trace_mib = parse_u32(&c, env::kMaxTraceMiB, 0, 0, 1u << 30);
+  c.ring_events = round_up_pow2(parse_u32(&c, env::kRingEvents, c.ring_events, 64, 1u << 24));
+  for (const char* name : {env::kDisable, env::kStacks, env::kPython, env::kDormant, env::kGpuTimeline}) {
+    check_word(&c, name, kBooleans);
+  }
+  static constexpr const char* kDetails[] = {"full", "aggregated", nullptr};
+  static constexpr const char* kLogs[] = {"quiet", "info", "debug", nullptr};
+  static constexpr const char* kClocks[] = {"monotonic", "tsc", nullptr};
+  static constexpr const char* kApiRecords[] = {"calls", "all", "off", nullptr};
+  static constexpr const char* kTimestamps[] = {"offset", "callback", nullptr};
+  check_word(&c, env::kDetail, kDetails);
+  check_word(&c, env::kLog, kLogs);
+  check_word(&c, env::kClock, kClocks);
+  check_word(&c, env::kGpuApiRecords, kApiRecords);
+  check_word(&c, env::kGpuTimestamps, kTimestamps);
   const char* detail = std::getenv(env::kDetail);
   c.aggregate_launches = !(detail != nullptr && std::strcmp(detail, "full") == 0);
   c.stacks = !is_false(std::getenv(env::kStacks));
@@ -95,7 +144,10 @@ Config config_from_environment() {
   if (api_records != nullptr && std::strcmp(api_records, "off") == 0) c.gpu_api_records = Config::ApiRecords::kOff;
   const char* timestamps = std::getenv(env::kGpuTimestamps);
   c.gpu_timestamp_callback = timestamps == nullptr || std::strcmp(timestamps, "offset") != 0;
-  parse_gpu_sampling(std::getenv(env::kGpuTimelineSampling), &c);  // invalid: the default
+  const char* sampling = std::getenv(env::kGpuTimelineSampling);
+  if (!parse_gpu_sampling(sampling, &c) && sampling != nullptr && *sampling != '\0') {
+    warn_knob(&c, env::kGpuTimelineSampling, sampling, "not full or WINDOWms/PERIODms, ignored (the default)");
+  }
   parse_status_channel(std::getenv(env::kStatusFd), &c);
   return c;
 }

@@ -8,6 +8,9 @@
 namespace syncscope::preload {
 
 struct Config {
+  // What config_from_environment() could not use, one "NAME=VALUE: why"
+  // per line, said once the log level is known (recorder_init).
+  char knob_warnings[1024] = {};
   bool enabled = true;                 // SYNCSCOPE_DISABLE=1 turns every hook into a pass-through
   char output_dir[4096] = {};          // SYNCSCOPE_OUTPUT_DIR, default ./syncscope-trace
   uint32_t flush_ms = 50;              // SYNCSCOPE_FLUSH_MS: how stale a killed process's trace may be

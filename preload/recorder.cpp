@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <cstring>
+
 #include "preload/clock.h"
 #include "preload/collector.h"
 #include "preload/config.h"
@@ -41,6 +43,13 @@ __attribute__((constructor)) void recorder_init() {
   decide_load_mode();
   set_config(config_from_environment());
   const Config& settings = config();
+  // Knobs that could not be used, one line each (config.cpp).
+  for (const char* line = settings.knob_warnings; *line != '\0';) {
+    const char* end = std::strchr(line, '\n');
+    const int length = static_cast<int>(end != nullptr ? end - line : std::strlen(line));
+    log_warning("%.*s", length, line);
+    line += length + (end != nullptr ? 1 : 0);
+  }
   if (!settings.enabled) return;
   bool ok;
   {

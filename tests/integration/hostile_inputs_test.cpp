@@ -176,6 +176,18 @@ TEST(HostileInputs, AKnobThatIsNotACountIsSaidToBeIgnored) {
   RunResult small = run({syncscope_bin(), "report", dir + "/t"}, {{"SYNCSCOPE_WINDOW_EVENTS", "1000"}});
   EXPECT_EQ(small.exit_code, 0) << small.err;
   EXPECT_NE(small.err.find("SYNCSCOPE_WINDOW_EVENTS=1000: below 100000"), std::string::npos) << small.err;
+  // The recorder's own knobs, set by hand: said, with what is used instead.
+  auto env = fake_runtime_env();
+  env["SYNCSCOPE_FLUSH_MS"] = "abc";
+  env["SYNCSCOPE_RING_EVENTS"] = "-5";
+  env["SYNCSCOPE_DETAIL"] = "fulll";
+  RunResult knobs =
+      run({syncscope_bin(), "run", "--no-report", "-o", dir + "/k", "--", example("hidden_sync_loop"), "5"}, env);
+  EXPECT_EQ(knobs.exit_code, 0) << knobs.err;
+  for (const char* said : {"SYNCSCOPE_FLUSH_MS=abc: not a count from 1 to 60000, ignored (using 50)",
+                           "SYNCSCOPE_RING_EVENTS=-5: not a count", "SYNCSCOPE_DETAIL=fulll: not one of full, aggregated"}) {
+    EXPECT_NE(knobs.err.find(said), std::string::npos) << said << "\n" << knobs.err;
+  }
   RunResult fine = run({syncscope_bin(), "report", dir + "/t"}, {{"SYNCSCOPE_FOLD_ABOVE_CALLS", "0"}});
   EXPECT_EQ(fine.err.find("ignored"), std::string::npos) << fine.err;
 }
