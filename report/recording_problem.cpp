@@ -23,6 +23,10 @@ std::string problem_message(const RecordingProblem& p) {
   if (p.kind == kStatusOutputUnusable) return "nothing could be recorded: " + d;
   if (p.kind == kStatusTraceUnreadable) return "a trace could not be read: " + d;
   if (p.kind == kStatusMalformed) return "the recorder reported something unreadable: " + d;
+  if (p.kind == kStatusSessionEmpty) {
+    return who + ": the attach session recorded no CUDA call (" + d +
+           "); if it was calling CUDA, its calls went unseen (docs/attach.md)";
+  }
   if (p.kind == kStatusTraceIncomplete) {
     return who + "'s trace did not end cleanly (" + d + "): its last calls are missing";
   }

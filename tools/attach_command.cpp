@@ -5,9 +5,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <sstream>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -24,6 +28,8 @@
 #include "trace/control_protocol.h"
 #include "trace/environment.h"
 #include "trace/reader.h"
+#include "trace/recording_status.h"
+#include "report/recording_problem.h"
 
 namespace syncscope {
 namespace {
@@ -34,7 +40,30 @@ struct Target {
   bool injected = false;
   bool recording = false;
   bool exited = false;
+  double cpu_at_start_s = 0;  // the process's CPU time when its session started
+  std::chrono::steady_clock::time_point started;
+  bool empty = false;         // its session stopped having recorded nothing
+  std::string empty_detail;
 };
+
+// CPU time the process has used (user + system), in seconds; 0 if unknown.
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int index = 3; fields >> field; ++index) {  // field 3 is the state
+    if (index == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+    if (index == 15) {
+      stime = std::strtoull(field.c_str(), nullptr, 10);
+      break;
+    }
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
 
 std::string describe(const ProcessFacts& facts) {
   std::string command = facts.command_line.empty() ? facts.exe : facts.command_line;
@@ -135,6 +164,14 @@ void stop(Target& t) {
     spdlog::warn("process {}: stopped, but its reply lacks the counts: {}", describe(t.facts), control::encode(*reply));
     return;
   }
+  if (stopped.events == 0) {
+    char detail[160];
+    std::snprintf(detail, sizeof(detail), "%.1f s attached, %.1f s of CPU used meanwhile",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t.started).count(),
+                  cpu_seconds(t.facts.pid) - t.cpu_at_start_s);
+    t.empty = true;
+    t.empty_detail = detail;
+  }
   if (t.injected) {
     spdlog::info("process {}: {} events; {} import slot(s) put back", describe(t.facts), stopped.events,
                  stopped.restored);
@@ -233,6 +270,8 @@ int attach_command(const AttachOptions& options) {
       continue;
     }
     t.recording = true;
+    t.started = std::chrono::steady_clock::now();
+    t.cpu_at_start_s = cpu_seconds(t.facts.pid);
     ++recording;
     spdlog::info("recording process {}{}", describe(t.facts), t.injected ? " (recorder injected)" : "");
     control::StartReply started;
@@ -259,7 +298,13 @@ int attach_command(const AttachOptions& options) {
   for (const OutputFormat& f : options.report_settings.formats) {
     if (options.report || !f.file.empty()) report.formats.push_back(f);
   }
-  ReportOutcome outcome = report_directory(dir, report);
+  // A session that saw nothing cannot vouch for anything: a recording
+  // problem (a gate fails closed, exit 4), never a clean report.
+  std::vector<RecordingProblem> problems;
+  for (const Target& t : targets) {
+    if (t.empty) problems.push_back(RecordingProblem{static_cast<uint32_t>(t.facts.pid), kStatusSessionEmpty, t.empty_detail});
+  }
+  ReportOutcome outcome = report_directory(dir, report, std::move(problems));
   if (outcome.gate_blind || outcome.gate_failed) return report_exit_status(outcome, report);
   if (outcome.error != 0 || refused > 0) return 1;
   return 0;

@@ -39,6 +39,10 @@ inline constexpr const char* kStatusMalformed = "malformed-status";          // 
 // detail: why the trace did not end cleanly (the reader's truncation: no end
 // record, a record cut short or corrupt)
 inline constexpr const char* kStatusTraceIncomplete = "trace-incomplete";
+// `attach`: a session that recorded no call at all; detail: how long it
+// lasted and the CPU time the process used meanwhile. Whether the process
+// was idle or its calls went unseen, the recording cannot vouch for them.
+inline constexpr const char* kStatusSessionEmpty = "session-empty";
 
 // Lines one process image writes at most: a recorder in a loop of failures
 // must not fill memory.

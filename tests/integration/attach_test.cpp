@@ -521,6 +521,33 @@ TEST(Attach, ForeignConnectionsDoNotDelayTheOwner) {
   finish(target, 30);
 }
 
+// A session that recorded nothing is a recording problem: a gate fails
+// closed (exit 4) and the report says so; it never reads as a clean run.
+TEST(Attach, ASessionThatRecordedNothingFailsAnyGate) {
+  std::string dir = fresh_dir("attach-empty");
+  Started target = start({"/usr/bin/env", "python3", "-c",
+                          "import ctypes, time\n"
+                          "ctypes.CDLL('libcudart.so.13', mode=ctypes.RTLD_GLOBAL)\n"
+                          "ctypes.CDLL(None).cudaDeviceSynchronize()\n"
+                          "time.sleep(30)\n"},
+                         dormant_env());
+  ASSERT_TRUE(wait_for_text("/proc/" + std::to_string(target.pid) + "/maps", "libcudart", 30s));
+  std::this_thread::sleep_for(300ms);
+  RunResult r = attach({std::to_string(target.pid), "-d", "1s", "--fail-on", "hidden-sync", "--format",
+                        "json=" + dir + "/r.json", "-o", dir + "/a"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("the attach session recorded no CUDA call"), std::string::npos) << r.err;
+  nlohmann::json json = read_json(dir + "/r.json");
+  bool said = false;
+  for (const auto& p : json["recording"]["problems"]) said = said || p["kind"] == "session-empty";
+  EXPECT_TRUE(said) << json["recording"].dump(1);
+  r = attach({std::to_string(target.pid), "-d", "1s", "--no-report", "-o", dir + "/b"});
+  EXPECT_EQ(r.exit_code, 0) << "without a gate: said, not failed\n" << r.err;
+  EXPECT_NE(r.err.find("recorded no CUDA call"), std::string::npos) << r.err;
+  kill(target.pid, SIGKILL);
+  finish(target);
+}
+
 TEST(Attach, RefusalsSayWhy) {
   std::string dir = fresh_dir("attach-refusals");
   // A pid that existed and is gone.

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Issue 24 on a GPU (docs/security.md): short injected attach sessions,
+# os._exit under a gate, and a program that closes the recorder's
+# descriptors keeping its own files intact.
+#   tests/gpu/check_trust.sh BUNDLE OUT
+set -uo pipefail
+bundle=$(cd "$1" && pwd); out=$2; mkdir -p "$out"
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+S=$bundle/bin/syncscope; fail=0
+check() { if [ "$2" = 0 ]; then echo "PASS  $1"; else echo "FAIL  $1"; fail=1; fi; }
+mono() { python3 -c 'import time; print(time.monotonic_ns())'; }
+
+# 1. Attach sessions of 3 s into a running training loop, injected twice and
+#    dormant once: each records its steps and the .item() line.
+SYNCSCOPE_LOG=debug python3 "$root/examples/pytorch/item_gpu_bound.py" 100000 > "$out/injected-target.txt" 2>&1 &
+target=$!
+"$S" run --dormant -- python3 "$root/examples/pytorch/item_gpu_bound.py" 100000 > "$out/dormant-target.txt" 2>&1 &
+launcher=$!
+sleep 8
+dormant=$(for p in $(pgrep -f "item_gpu_bound.py 100000"); do [ "$(readlink /proc/$p/exe)" != "$S" ] && [ "$p" != "$target" ] && echo $p; done | head -1)
+for session in injected-1 injected-2 dormant; do
+  pid=$target; [ $session = dormant ] && pid=$dormant
+  before=$(mono)
+  "$S" attach "$pid" -d 3s --force -o "$out/$session" --format json="$out/$session.json" > "$out/$session.txt" 2>&1
+  rc=$?
+  after=$(mono)
+  check "$session: attach of 3 s exits 0" $rc
+  echo "      attach began $before, ended $after (CLOCK_MONOTONIC ns)"
+  grep -E "steps|item_gpu_bound.py:26|recorded|calls" "$out/$session.txt" | head -5
+  grep -q "item_gpu_bound.py:26" "$out/$session.txt"; check "$session: the .item() line is found" $?
+  "$S" dump "$out/$session" 2>&1 | grep -E "^complete|^counts|^span|cudaLaunchKernel|cudaStreamSynchronize" | head -6
+done
+kill $target $launcher 2>/dev/null; wait 2>/dev/null
+grep -i syncscope "$out/injected-target.txt" | head -20
+cat "$out/injected-1.txt" | head -30
+
+# 2. os._exit(0) after per-step .item(): the gate is judged, never passed.
+"$S" run --force -o "$out/os-exit" --fail-on hidden-sync --format json="$out/os-exit.json" -- \
+  python3 "$root/tests/gpu/python/exit_with_os_exit.py" 200 > "$out/os-exit.txt" 2>&1
+rc=$?; echo "      os._exit run exited $rc"
+[ $rc = 3 ] || [ $rc = 4 ]; check "os._exit: the gate fails (3, or 4 incomplete), never passes" $?
+grep -q "exit_with_os_exit.py:24" "$out/os-exit.txt"; check "os._exit: the .item() line is reported" $?
+
+# 3. close every descriptor but the driver's, reuse the numbers: the
+#    program's files intact, the trace complete.
+mkdir -p "$out/own"
+"$S" run --force -o "$out/closefd" --fail-on hidden-sync -- \
+  python3 "$root/tests/gpu/python/close_fds_training.py" "$out/own" 200 > "$out/closefd.txt" 2>&1
+rc=$?; echo "      close_fds run exited $rc"
+grep "close_fds_training:" "$out/closefd.txt"
+grep -q "own files intact: True; every-number.txt holds 0 bytes" "$out/closefd.txt"; check "close fds: the program's files intact" $?
+[ $rc = 3 ]; check "close fds: the trace complete and judged (gate fails on the .item() line, exit 3)" $?
+grep -E "reopened|closed the descriptor" "$out/closefd.txt" | head -2
+exit $fail
