@@ -197,11 +197,17 @@ void drain(Collector& c, bool last = false) {
     size_t n;
     bool late = false;
     while (!(late = out_of_time(c)) && (n = state->ring.pop(c.scratch.data(), c.scratch.size())) > 0) {
+      size_t kept = 0;
       for (size_t i = 0; i < n; ++i) {
         Event& e = c.scratch[i];
         e.start_ns = c.clock.to_ns(e.start_ns);
         e.end_ns = c.clock.to_ns(e.end_ns);
+        // A call of an earlier session held back for its Python frames
+        // (pending until the thread's next GIL release) belongs to none.
+        if (g_sessions && e.start_ns < g_start_monotonic_ns) continue;
+        c.scratch[kept++] = e;
       }
+      n = kept;
       for (size_t i = 0; i < n; ++i) c.launches.add(c.scratch[i], &c.folded);
       write_folded(c);
       // A long backlog (a long flush period, a burst) goes out as it is

@@ -312,6 +312,39 @@ TEST(Attach, PythonLinesOfADormantProcess) {
   finish(target, 30);
 }
 
+// Sessions one after the other hold only their own calls. A sync made
+// just before a session stopped waits for its Python frames until the
+// thread next releases the GIL (here after 0.7 s of pure Python), which
+// falls in the next session: it came into that one (an H200 trace began
+// "-6.93 s after the recording began").
+TEST(Attach, ACallOfAnEarlierSessionNeverComesIntoTheNext) {
+  std::string dir = fresh_dir("attach-sessions");
+  Started target = start({"/usr/bin/env", "python3", "-c",
+                          "import ctypes, time\n"
+                          "ctypes.CDLL('libcudart.so.13', mode=ctypes.RTLD_GLOBAL)\n"
+                          "cuda = ctypes.PyDLL(None)  # the call keeps the GIL, as torch's .item() does\n"
+                          "while True:\n"
+                          "    cuda.cudaDeviceSynchronize()\n"
+                          "    end = time.monotonic() + 0.7\n"
+                          "    while time.monotonic() < end: pass\n"
+                          "    time.sleep(0)  # the GIL's release completes the pending call\n"},
+                         dormant_env());
+  ASSERT_TRUE(wait_for_text("/proc/" + std::to_string(target.pid) + "/maps", "libcudart", 30s));
+  std::this_thread::sleep_for(500ms);
+  for (int session = 0; session < 4; ++session) {
+    const std::string out = dir + "/s" + std::to_string(session);
+    RunResult r = attach({std::to_string(target.pid), "-d", "1s", "--no-report", "-o", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto traces = load_traces(out);
+    ASSERT_EQ(traces.size(), 1u);
+    for (const Event& e : traces[0].events) {
+      EXPECT_GE(e.start_ns, traces[0].header.start_monotonic_ns) << "session " << session << ": a call of an earlier one";
+    }
+  }
+  kill(target.pid, SIGKILL);
+  finish(target, 30);
+}
+
 // A raw client of @syncscope.<pid>: sends each line, returns each reply.
 int connect_endpoint(int pid) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

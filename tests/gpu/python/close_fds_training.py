@@ -1,13 +1,14 @@
-"""Trains, closes every descriptor above 2 but the CUDA driver's (/dev/nvidia*,
-anonymous inodes), as daemons and launchers do, opens files of its own,
-points every other number up to 1023 at one of them, trains on, writes
-known text into its files and checks them.
+"""Trains, closes every plain file it has open (as a daemon closing what it
+does not know; the CUDA driver's devices, memfds and sockets stay, or CUDA
+would break), opens files of its own, points every free number up to 1023
+at one of them, trains on, writes known text into its files and checks them.
 The recorder's descriptors were among those closed: the program's files
 must hold exactly what it wrote.
 
     python3 close_fds_training.py DIR STEPS
 """
 import os
+import stat
 import sys
 import time
 
@@ -32,24 +33,35 @@ def train(n):
 
 train(steps)
 time.sleep(0.5)
-keep = set()
+keep, closed = set(), []
 for name in os.listdir("/proc/self/fd"):
+    number = int(name)
     try:
         target = os.readlink("/proc/self/fd/" + name)
+        mode = os.fstat(number).st_mode
     except OSError:
         continue
-    if target.startswith("/dev/") or target.startswith("anon_inode:"):
-        keep.add(int(name))
-for number in range(3, 65536):
-    if number not in keep:
-        try:
-            os.close(number)
-        except OSError:
-            pass
+    if number < 3 or not stat.S_ISREG(mode) or target.startswith("/memfd:") or target.endswith("(deleted)"):
+        keep.add(number)
+    else:
+        closed.append((number, target))
+for number, _ in closed:
+    os.close(number)
+print("closed:", closed, flush=True)
+
+
+def is_open(number):
+    try:
+        os.fstat(number)
+        return True
+    except OSError:
+        return False
+
+
 files = [os.open(os.path.join(out, "own-%d.txt" % k), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) for k in range(8)]
 spare = os.open(os.path.join(out, "every-number.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 for number in range(3, 1024):
-    if number not in files and number != spare and number not in keep:
+    if number not in files and number != spare and number not in keep and not is_open(number):
         os.dup2(spare, number)
 train(steps)
 time.sleep(0.5)
