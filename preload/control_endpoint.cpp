@@ -65,7 +65,8 @@ bool same_user(int fd) {
   ucred peer{};
   socklen_t length = sizeof(peer);
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) return false;
-  return peer.uid == getuid() || peer.uid == geteuid();
+  // Root may ptrace the process anyway: refusing it would protect nothing.
+  return peer.uid == getuid() || peer.uid == geteuid() || peer.uid == 0;
 }
 
 // How long a connection may take to say its first line (syncscope attach
@@ -84,7 +85,7 @@ void set_receive_timeout(int fd, int ms) {
 // Closing with the client's command unread would reset the connection and
 // lose the reply: end our side, read what it sent (briefly), then close.
 void refuse(int client) {
-  reply(client, control::error_reply("not permitted: the control endpoint serves only its own user"));
+  reply(client, control::error_reply("not permitted: the control endpoint serves only its own user (and root)"));
   shutdown(client, SHUT_WR);
   timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);

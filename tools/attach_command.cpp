@@ -1,11 +1,15 @@
 #include "tools/attach_command.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -75,7 +79,7 @@ std::string describe(const ProcessFacts& facts) {
 // injected first (unless --no-inject) and its endpoint awaited.
 absl::StatusOr<ControlConnection> reach(const ProcessFacts& facts, const AttachOptions& options,
                                         const std::string& preload, bool* injected) {
-  auto connection = ControlConnection::connect(facts.pid);
+  auto connection = ControlConnection::connect(facts.pid, facts.uid);
   if (connection.ok() || !absl::IsNotFound(connection.status())) return connection;
   if (facts.recorder_loaded) {
     return absl::FailedPreconditionError(
@@ -95,12 +99,44 @@ absl::StatusOr<ControlConnection> reach(const ProcessFacts& facts, const AttachO
   // The recorder's constructor has started the control thread; it binds
   // the socket within moments.
   for (int attempt = 0; attempt < 150; ++attempt) {
-    connection = ControlConnection::connect(facts.pid);
+    connection = ControlConnection::connect(facts.pid, facts.uid);
     if (connection.ok() || absl::IsPermissionDenied(connection.status())) return connection;
     usleep(20000);
   }
   return absl::UnavailableError("the recorder is loaded into process " + describe(facts) +
                                 " but its control endpoint did not come up (see that process's stderr)");
+}
+
+// Root attaching to another user's process: the recorder in it writes the
+// traces as that user, so the directory root just made (empty, root's) is
+// handed to that user; one of root's own or another user's is refused
+// before anything is injected. One user's processes per attach.
+absl::Status hand_directory_to(const std::string& dir, const ProcessFacts& facts, std::optional<uid_t>* handed) {
+  if (geteuid() != 0 || facts.uid == 0) return absl::OkStatus();
+  if (handed->has_value()) {
+    if (**handed == facts.uid) return absl::OkStatus();
+    return absl::FailedPreconditionError("process " + describe(facts) + " belongs to uid " +
+                                         std::to_string(facts.uid) + ", and " + dir + " was handed to uid " +
+                                         std::to_string(**handed) + ": attach one user's processes at a time");
+  }
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) return absl::FailedPreconditionError("cannot stat " + dir);
+  if (st.st_uid == facts.uid) {
+    *handed = facts.uid;
+    return absl::OkStatus();
+  }
+  std::error_code ec;
+  if (st.st_uid != 0 || !std::filesystem::is_empty(dir, ec)) {
+    return absl::FailedPreconditionError("process " + describe(facts) + " runs as uid " + std::to_string(facts.uid) +
+                                         " and writes its trace as that user; " + dir +
+                                         " is not its: name a new -o DIR (root hands it over)");
+  }
+  if (chown(dir.c_str(), facts.uid, facts.gid) != 0) {
+    return absl::FailedPreconditionError("cannot hand " + dir + " to uid " + std::to_string(facts.uid) + ": " +
+                                         std::strerror(errno));
+  }
+  *handed = facts.uid;
+  return absl::OkStatus();
 }
 
 sigset_t stop_signals() {
@@ -216,6 +252,7 @@ int attach_command(const AttachOptions& options) {
 
   std::vector<Target> targets;
   int refused = 0, skipped = 0;
+  std::optional<uid_t> directory_owner;  // root: the user the directory was handed to
   std::optional<StopSignalsDeferred> deferred(std::in_place);
   for (pid_t pid : pids) {
     auto facts = inspect_process(pid);
@@ -231,6 +268,11 @@ int attach_command(const AttachOptions& options) {
         spdlog::debug("skipped: {}", std::string(ok.message()));
         ++skipped;
       }
+      continue;
+    }
+    if (absl::Status handed = hand_directory_to(dir, *facts, &directory_owner); !handed.ok()) {
+      spdlog::error("{}", std::string(handed.message()));
+      ++refused;
       continue;
     }
     Target target;

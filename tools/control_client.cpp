@@ -37,7 +37,7 @@ ControlConnection::~ControlConnection() {
   if (fd_ >= 0) close(fd_);
 }
 
-absl::StatusOr<ControlConnection> ControlConnection::connect(pid_t pid) {
+absl::StatusOr<ControlConnection> ControlConnection::connect(pid_t pid, uid_t uid) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::InternalError(std::string("socket: ") + std::strerror(errno));
   sockaddr_un address{};
@@ -54,17 +54,17 @@ absl::StatusOr<ControlConnection> ControlConnection::connect(pid_t pid) {
     return absl::UnavailableError("cannot reach @syncscope." + std::to_string(pid) + ": " + std::strerror(err));
   }
   // Abstract names belong to nobody: another user may have bound this one
-  // first (docs/security.md). Only the process itself, as our own user, is
+  // first (docs/security.md). Only the process itself, as its own user, is
   // talked to.
   ucred server{};
   socklen_t length = sizeof(server);
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &server, &length) != 0 || server.pid != pid ||
-      server.uid != geteuid()) {
+      server.uid != uid) {
     close(fd);
     return absl::PermissionDeniedError("@syncscope." + std::to_string(pid) + " is held by process " +
                                        std::to_string(server.pid) + " (uid " + std::to_string(server.uid) +
                                        "), not by process " + std::to_string(pid) +
-                                       " as your user: refusing to talk to it");
+                                       " as uid " + std::to_string(uid) + ": refusing to talk to it");
   }
   ControlConnection connection;
   connection.fd_ = fd;

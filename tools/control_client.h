@@ -23,8 +23,10 @@ class ControlConnection {
   ~ControlConnection();
 
   // Connects to @syncscope.<pid>; NotFound when the process has no endpoint
-  // (not started with the preload, or not dormant).
-  static absl::StatusOr<ControlConnection> connect(pid_t pid);
+  // (not started with the preload, or not dormant). The socket must be held
+  // by that process itself, running as `uid` (SO_PEERCRED): an abstract
+  // name belongs to whoever binds it first (docs/security.md).
+  static absl::StatusOr<ControlConnection> connect(pid_t pid, uid_t uid);
 
   // Sends `request` and returns the "ok" reply; an "error" reply is a
   // FailedPrecondition with its reason; silence past timeout_ms (another

@@ -17,6 +17,7 @@ namespace syncscope {
 struct ProcessFacts {
   pid_t pid = 0;
   uid_t uid = 0;
+  gid_t gid = 0;
   std::string command_line;  // argv joined with spaces
   std::string exe;
   bool cuda_loaded = false;      // libcudart or libcuda mapped
@@ -28,8 +29,7 @@ struct ProcessFacts {
 absl::StatusOr<ProcessFacts> inspect_process(pid_t pid);
 
 // Why syncscope may not attach to it (OK if it may): another user's
-// process (root's attach included), a different architecture, not a CUDA
-// process.
+// process (unless root), a different architecture, not a CUDA process.
 absl::Status check_attachable(const ProcessFacts& facts);
 
 // Processes whose command line contains `pattern` (like pgrep -f), except

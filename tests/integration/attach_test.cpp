@@ -493,29 +493,53 @@ TEST(Attach, AnImpostorHoldingTheNameIsNeverTalkedTo) {
   finish(target);
 }
 
-// Root attaching to another user's process: refused before anything is
-// injected (it injected, was refused by the endpoint, and left the library,
-// its thread and socket in the target).
-TEST(Attach, AnotherUsersProcessIsRefusedBeforeInjecting) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root to run a process as another user";
+// Another user's process: refused before anything is injected (it
+// injected, was refused by the endpoint, and left the library, its thread
+// and socket in the target). Root may attach to it: the recorder serves
+// root too, and the directory root makes is handed to the process's user,
+// who writes the traces.
+TEST(Attach, AnotherUsersProcessIsRefusedBeforeInjectingButRootMayAttach) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run processes as another user";
   if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
+  const std::vector<std::string> as_nobody = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
   std::string dir = fresh_dir("attach-other-user");
-  Started target = start({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", example("long_loop"),
-                          "20"},
-                         fake_runtime_env());
-  const std::string maps = "/proc/" + std::to_string(target.pid) + "/maps";
-  if (!wait_for_text(maps, "libcudart", 30s)) {
-    kill(target.pid, SIGKILL);
-    finish(target);
+  chmod(dir.c_str(), 0777);
+
+  // uid 65534 attaching to root's process: refused, nothing injected.
+  Started mine = start({example("long_loop"), "20"}, fake_runtime_env());
+  const std::string my_maps = "/proc/" + std::to_string(mine.pid) + "/maps";
+  ASSERT_TRUE(wait_for_text(my_maps, "libcudart", 30s));
+  std::vector<std::string> argv = as_nobody;
+  argv.insert(argv.end(), {syncscope_bin(), "attach", std::to_string(mine.pid), "-d", "1s", "-o", dir + "/by-nobody"});
+  RunResult r = run(argv, fake_runtime_env(), 120);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("attaches only to your own processes"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(my_maps).find("libsyncscope"), std::string::npos) << "injected although refused";
+  EXPECT_TRUE(still_running(mine.pid));
+  kill(mine.pid, SIGKILL);
+  finish(mine);
+
+  // Root attaching to uid 65534's process: recorded, traces written as it.
+  argv = as_nobody;
+  argv.insert(argv.end(), {example("long_loop"), "20"});
+  Started theirs = start(argv, fake_runtime_env());
+  const std::string their_maps = "/proc/" + std::to_string(theirs.pid) + "/maps";
+  if (!wait_for_text(their_maps, "libcudart", 30s)) {
+    kill(theirs.pid, SIGKILL);
+    finish(theirs);
     GTEST_SKIP() << "uid 65534 cannot run the example from this build directory";
   }
-  RunResult r = attach({std::to_string(target.pid), "-d", "1s", "-o", dir + "/a"});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("attaches only as the process's own user"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(maps).find("libsyncscope"), std::string::npos) << "injected although refused";
-  EXPECT_TRUE(still_running(target.pid));
-  kill(target.pid, SIGKILL);
-  finish(target);
+  r = attach({std::to_string(theirs.pid), "-d", "1s", "--no-report", "-o", dir + "/by-root"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/by-root");
+  ASSERT_EQ(traces.size(), 1u) << r.err;
+  EXPECT_GT(traces[0].events.size(), 0u);
+  struct stat st;
+  ASSERT_EQ(stat(traces[0].file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_TRUE(still_running(theirs.pid));
+  kill(theirs.pid, SIGKILL);
+  finish(theirs);
 }
 
 // Twelve connections of another user, each dripping a byte every 150 ms:
