@@ -112,7 +112,8 @@ Config config_from_environment() {
   c.exit_flush_ms = parse_u32(&c, env::kExitFlushMs, c.exit_flush_ms, 0, 60000);
   c.max_trace_mib = parse_u32(&c, env::kMaxTraceMiB, 0, 0, 1u << 30);
   c.ring_events = round_up_pow2(parse_u32(&c, env::kRingEvents, c.ring_events, 64, 1u << 24));
-  for (const char* name : {env::kDisable, env::kStacks, env::kPython, env::kDormant, env::kGpuTimeline}) {
+  for (const char* name : {env::kDisable, env::kStacks, env::kPython, env::kDormant, env::kGpuTimeline,
+                           env::kGpuTimelineDetach, env::kGpuTimelineBorrowContext}) {
     check_word(&c, name, kBooleans);
   }
   static constexpr const char* kDetails[] = {"full", "aggregated", nullptr};

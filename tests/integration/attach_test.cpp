@@ -33,13 +33,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 bool still_running(int pid) { return waitpid(pid, nullptr, WNOHANG) == 0; }
 
 // Whether `dir` holds a trace file yet (a recorded process opens it at its first CUDA call).
@@ -346,13 +339,20 @@ TEST(Attach, ACallOfAnEarlierSessionNeverComesIntoTheNext) {
 }
 
 // A raw client of @syncscope.<pid>: sends each line, returns each reply.
-int connect_endpoint(int pid) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+// @syncscope.<pid>, the abstract name of a process's control endpoint.
+sockaddr_un endpoint_address(int pid, socklen_t* size) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   std::string name = control::socket_name(pid);
   std::memcpy(address.sun_path + 1, name.data(), name.size());
-  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  *size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  return address;
+}
+
+int connect_endpoint(int pid) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  socklen_t size = 0;
+  sockaddr_un address = endpoint_address(pid, &size);
   if (connect(fd, reinterpret_cast<sockaddr*>(&address), size) != 0) {
     close(fd);
     return -1;
@@ -468,11 +468,8 @@ TEST(Attach, AnImpostorHoldingTheNameIsNeverTalkedTo) {
   const std::string maps = "/proc/" + std::to_string(target.pid) + "/maps";
   ASSERT_TRUE(wait_for_text(maps, "libcudart", 30s));
   int impostor = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  const std::string name = control::socket_name(target.pid);
-  std::memcpy(address.sun_path + 1, name.data(), name.size());
-  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  socklen_t size = 0;
+  sockaddr_un address = endpoint_address(target.pid, &size);
   ASSERT_EQ(bind(impostor, reinterpret_cast<sockaddr*>(&address), size), 0);
   ASSERT_EQ(listen(impostor, 4), 0);
   RunResult r = attach({std::to_string(target.pid), "-d", "1s", "-o", dir + "/a"});

@@ -18,16 +18,12 @@
 extern char** environ;
 
 namespace syncscope::testing {
-namespace {
-
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
-
-}  // namespace
 
 Started start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
   std::string dir = fresh_dir("run-output");

@@ -34,6 +34,8 @@ RunResult run(const std::vector<std::string>& argv, const std::map<std::string, 
 
 // A fresh, empty directory under the test temp dir.
 std::string fresh_dir(const std::string& name);
+// A file's whole contents ("" when it cannot be read).
+std::string slurp(const std::string& path);
 
 // Environment that makes examples use the fake runtime.
 std::map<std::string, std::string> fake_runtime_env();

@@ -18,13 +18,6 @@
 namespace syncscope::testing {
 namespace {
 
-std::string slurp_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(HostileInputs, InvalidUtf8InTheCommandLineNeverAbortsAReport) {
   std::string dir = fresh_dir("hostile-utf8");
   RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + dir + "/f.json", "--format",
@@ -32,12 +25,12 @@ TEST(HostileInputs, InvalidUtf8InTheCommandLineNeverAbortsAReport) {
                     fake_runtime_env());
   EXPECT_EQ(r.exit_code, 5) << r.err;  // the command's own status, not SIGABRT's 134
   for (const char* name : {"/f.json", "/f.sarif"}) {
-    std::string text = slurp_file(dir + name);
+    std::string text = slurp(dir + name);
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
     EXPECT_FALSE(doc.is_discarded()) << name;
   }
   // The command line is in the JSON (argv), each bad byte as U+FFFD.
-  EXPECT_NE(slurp_file(dir + "/f.json").find("bad\xef\xbf\xbd"), std::string::npos);
+  EXPECT_NE(slurp(dir + "/f.json").find("bad\xef\xbf\xbd"), std::string::npos);
 }
 
 TEST(HostileInputs, APythonFileThatIsNowAFifoOrADeviceIsNotRead) {

@@ -1,5 +1,7 @@
 #include "tests/integration/import_slots_probe.h"
 
+#include "tests/integration/harness.h"
+
 #include <elf.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -21,13 +23,6 @@ struct Range {
   uint64_t address;
   uint64_t size;
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // The .got and .got.plt sections of an ELF64 file, by link-time address.
 std::vector<Range> got_sections(const std::string& file, bool* position_independent) {

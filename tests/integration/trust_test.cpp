@@ -21,13 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // close_range(3, ~0U), then every number up to 1023 is the program's: its
 // files hold exactly what it wrote, and the trace (reopened by its path)
 // holds both halves of the run and its end.
@@ -40,7 +33,7 @@ TEST(Trust, AProgramThatClosesEveryDescriptorKeepsItsFilesIntact) {
   EXPECT_EQ(r.exit_code, 3) << "the gate judges the whole run (80 syncs)\n" << r.err;
   EXPECT_NE(r.out.find("done"), std::string::npos) << r.out;
   for (int k = 0; k < 8; ++k) {
-    EXPECT_EQ(slurp_file(dir + "/own/own-" + std::to_string(k) + ".txt"),
+    EXPECT_EQ(slurp(dir + "/own/own-" + std::to_string(k) + ".txt"),
               "file " + std::to_string(k) + " of the program\n");
   }
   EXPECT_EQ(fs::file_size(dir + "/own/every-number.txt"), 0u) << "the recorder wrote into the program's file";
@@ -125,7 +118,7 @@ TEST(Trust, AnotherUsersLinkOrFilesAreNeverFollowedOrDeleted) {
                     fake_runtime_env());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("symbolic link owned by another user"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp_file(dir + "/victim/123-0.sstrace"), "the victim's");
+  EXPECT_EQ(slurp(dir + "/victim/123-0.sstrace"), "the victim's");
   EXPECT_EQ(r.out.find("hidden_sync_loop"), std::string::npos) << "the command must not run";
 
   // Our own directory holding a trace that is another user's, or a link:
@@ -144,7 +137,7 @@ TEST(Trust, AnotherUsersLinkOrFilesAreNeverFollowedOrDeleted) {
           fake_runtime_env());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("not a plain file"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp_file(dir + "/victim/123-0.sstrace"), "the victim's");
+  EXPECT_EQ(slurp(dir + "/victim/123-0.sstrace"), "the victim's");
   // Plain traces of ours: replaced.
   fs::remove(dir + "/mine/2-0.sstrace");
   { std::ofstream(dir + "/mine/3-0.sstrace") << "old"; }
@@ -153,6 +146,21 @@ TEST(Trust, AnotherUsersLinkOrFilesAreNeverFollowedOrDeleted) {
           fake_runtime_env());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/mine/3-0.sstrace"));
+}
+
+// The list of processes without CUDA is appended to by every such process
+// of the run: a link planted under its name (here by the command itself,
+// as another user could in a shared directory) is never followed.
+TEST(Trust, APlantedLinkAtTheProcessListIsNeverFollowed) {
+  std::string dir = fresh_dir("planted-log");
+  const std::string victim = dir + "/victim";
+  { std::ofstream(victim) << "the caller's own file"; }
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/bin/sh", "-c",
+                     "ln -s " + victim + " " + dir + "/t/processes-without-cuda.log; /bin/true"},
+                    fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir + "/t/processes-without-cuda.log"));
+  EXPECT_EQ(slurp(victim), "the caller's own file");
 }
 
 }  // namespace

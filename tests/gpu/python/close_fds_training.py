@@ -7,6 +7,7 @@ must hold exactly what it wrote.
 
     python3 close_fds_training.py DIR STEPS
 """
+import errno
 import os
 import stat
 import sys
@@ -60,9 +61,22 @@ def is_open(number):
 
 files = [os.open(os.path.join(out, "own-%d.txt" % k), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) for k in range(8)]
 spare = os.open(os.path.join(out, "every-number.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def point_at_spare(number):
+    # EBUSY: another thread (the recorder's, reopening its trace) is between
+    # allocating this number and installing its file; the kernel says retry.
+    for _ in range(1000):
+        try:
+            os.dup2(spare, number)
+            return
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+            time.sleep(0.001)
+
+
 for number in range(3, 1024):
     if number not in files and number != spare and number not in keep and not is_open(number):
-        os.dup2(spare, number)
+        point_at_spare(number)
 train(steps)
 time.sleep(0.5)
 for k, fd in enumerate(files):
