@@ -79,6 +79,8 @@ class Finding:
         text = "%s at %s: %s, %d call%s" % (self._data["category"], self.where, self._data.get("api_sequence") or
                                              self._data.get("api"), self._data["count"],
                                              "" if self._data["count"] == 1 else "s")
+        if self._data.get("phase") == "steady" and self._data.get("per_step"):
+            text += " (%.2g per step)" % self._data["per_step"]
         if self.source:
             text += "  |  " + self.source
         if self.reached_from:
@@ -90,12 +92,22 @@ class Finding:
 
 
 class SyncsFound(AssertionError):
-    """Raised by assert_no_syncs: the block made what it was asked not to."""
+    """Raised by assert_no_syncs: the block made what it was asked not to.
+    `findings` holds each offending line once; `steps` the steps found in
+    the block (0: none, and then every call counted)."""
 
-    def __init__(self, findings, categories):
+    def __init__(self, findings, categories, steps=None, counted="steady"):
         self.findings = findings
-        lines = ["syncscope: %d finding%s of %s in the block:" % (len(findings), "" if len(findings) == 1 else "s",
-                                                                 categories)]
+        self.steps = steps
+        n = len(findings)
+        if counted == "all":
+            where = "in the block (every phase counted)"
+        elif not steps:
+            where = "in the block (no training steps were found in it: every call counted)"
+        else:
+            where = "in the block's steady state (%d step%s; set-up before the first step and one-off reads " \
+                    "after the last do not count)" % (steps, "" if steps == 1 else "s")
+        lines = ["syncscope: %d line%s with %s %s:" % (n, "" if n == 1 else "s", categories, where)]
         lines += ["  " + f.describe() for f in findings]
         super().__init__("\n".join(lines))
 
@@ -218,10 +230,14 @@ class Watch:
     flush, and reports that stretch of the trace (`syncscope report
     --between`)."""
 
-    def __init__(self, gpu_timeline=False, keep=None, report_args=()):
+    def __init__(self, gpu_timeline=False, keep=None, report_args=(), steady_only=False):
         self.gpu_timeline = gpu_timeline  # a session's only: a watch inside a recording has that recording's
         self.keep = keep  # a directory to keep the trace (or, inside a recording, the findings) in
         self.report_args = list(report_args)
+        # Judged as `syncscope run`'s gate judges (assert_no_syncs): only what
+        # recurs in the block's steady state counts, unless it holds no steps.
+        self.steady_only = steady_only
+        self.steps = None  # steps found in the block (this process's), once analysed
         self.findings = []
         self.json = None
         self.gate_failed = False
@@ -316,10 +332,20 @@ class Watch:
         self.slots_left = int(stopped.get("left", 0))  # changed by someone else meanwhile: left as found
 
     def _analyse(self, trace, window, out_dir):
-        out = os.path.join(out_dir, "findings.json")
+        if self.steady_only:
+            self._report(trace, window, out_dir, ["--no-default-suppressions"])
+            if self.steps:
+                return
+            # No steps in the block: nothing tells set-up from the loop, so
+            # every call counts (SyncsFound says so).
+            self.steady_only = False
         # The block is all there is to it: no warm-up, every phase counts.
-        cmd = [_native.command(), "report", trace, "--format", "json=" + out, "--warmup", "0", "--warmup-steps", "0",
-               "--include-warmup", "--no-default-suppressions"] + self.report_args
+        self._report(trace, window, out_dir,
+                     ["--warmup", "0", "--warmup-steps", "0", "--include-warmup", "--no-default-suppressions"])
+
+    def _report(self, trace, window, out_dir, phase_args):
+        out = os.path.join(out_dir, "findings.json")
+        cmd = [_native.command(), "report", trace, "--format", "json=" + out] + phase_args + self.report_args
         if window is not None:
             cmd += ["--between", "%d,%d" % window]
         if os.path.exists(out):
@@ -333,6 +359,7 @@ class Watch:
         me = [p for p in self.json.get("processes", []) if p.get("pid") == os.getpid()]
         self.findings = [Finding(f) for p in me for f in p.get("findings", []) if not f.get("suppressed")]
         self.gate_failed = any(p.get("gate", {}).get("failed") for p in me)
+        self.steps = sum(int((p.get("steps") or {}).get("count") or 0) for p in me)
 
     def report(self):
         """The text report of the block."""
@@ -347,13 +374,20 @@ def watch(gpu_timeline=False, keep=None):
 
 class assert_no_syncs:
     """Context manager and decorator: raises SyncsFound, listing each offending
-    line and its count, when the block makes findings of `categories` (comma
-    list or "all"; default hidden syncs) beyond `budget` ("hidden-sync=2" or
-    "hidden-sync=1/step", as `syncscope run --budget`), after `suppressions`
-    (a file of category:pattern rules)."""
+    line once with its count and per-step rate, when the block makes findings
+    of `categories` (comma list or "all"; default hidden syncs) beyond
+    `budget` ("hidden-sync=2" or "hidden-sync=1/step", as `syncscope run
+    --budget`), after `suppressions` (a file of category:pattern rules).
 
-    def __init__(self, categories=DEFAULT_CATEGORIES, budget=None, suppressions=None):
+    It judges as `syncscope run`'s gate does: what recurs in the block's
+    steady state counts; set-up before the first step and one-off reads
+    after the last do not. `include_warmup=True` counts every phase. A block
+    in which no steps are found has everything counted, and the message
+    says so."""
+
+    def __init__(self, categories=DEFAULT_CATEGORIES, budget=None, suppressions=None, include_warmup=False):
         self.categories = categories
+        self.include_warmup = include_warmup
         self.args = ["--fail-on", categories]
         for b in ([budget] if isinstance(budget, str) else budget or []):
             self.args += ["--budget", b]
@@ -362,15 +396,19 @@ class assert_no_syncs:
         self._watch = None
 
     def __enter__(self):
-        self._watch = Watch(report_args=self.args).__enter__()
+        self._watch = Watch(report_args=self.args, steady_only=not self.include_warmup).__enter__()
         return self._watch
 
     def __exit__(self, exc_type, exc, tb):
+        __tracebackhide__ = True  # the failure is the block's, not this frame's
         self._watch.__exit__(exc_type, exc, tb)
         if exc_type is None and self._watch.gate_failed:
             wanted = None if self.categories == "all" else set(self.categories.split(","))
-            offending = [f for f in self._watch.findings if wanted is None or f.category in wanted]
-            raise SyncsFound(offending, self.categories)
+            steady = self._watch.steady_only  # False when no steps were found: every phase counted
+            offending = [f for f in self._watch.findings
+                         if (wanted is None or f.category in wanted) and (not steady or f.phase == "steady")]
+            raise SyncsFound(offending, self.categories, steps=self._watch.steps,
+                             counted="all" if self.include_warmup else "steady")
         return False
 
     def __call__(self, function):

@@ -153,8 +153,22 @@ try:
             fake_training.step()
     check("assert_no_syncs raises", False, "nothing raised")
 except syncscope.SyncsFound as e:
-    check("assert_no_syncs raises with the line and count", "fake_training.py:35" in str(e) and "3 calls" in str(e),
+    # Judged as the gate judges a run: the first of the 3 steps is warm-up,
+    # the 2 after it the steady state.
+    check("assert_no_syncs raises with the line, its steady-state count and rate",
+          "fake_training.py:35" in str(e) and "2 calls (1 per step)" in str(e) and "steady state (2 steps" in str(e),
           str(e).replace("\n", " | "))
+    check("...and each line once", str(e).count("fake_training.py:35") == 1, str(e).replace("\n", " | "))
+
+try:
+    with syncscope.assert_no_syncs(include_warmup=True):
+        fake_training.read_loss()
+        for _ in range(5):
+            fake_training.step(read_back=False)
+    check("assert_no_syncs(include_warmup=True) counts the set-up", False, "nothing raised")
+except syncscope.SyncsFound as e:
+    check("assert_no_syncs(include_warmup=True) counts the set-up",
+          "fake_training.py:35" in str(e) and "every phase counted" in str(e), str(e).replace("\n", " | "))
 
 with syncscope.watch() as around:
     try:

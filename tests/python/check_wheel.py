@@ -87,6 +87,12 @@ api_cases("under syncscope run --dormant", [os.path.join(venv, "bin", "syncscope
                                             os.path.join(here, "api_cases.py"), "dormant"])
 
 
+def section_of(out, test):
+    """The failure section pytest printed for `test`."""
+    found = re.search(r"_+ %s _+\n(.*?)(?=\n_{3,} |\n={3,} )" % test, out, re.S)
+    return found.group(1) if found else ""
+
+
 def plugin_run(prefix, name):
     p = run(prefix + [vpython, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
                       os.path.join(here, "plugin_cases.py")], env=env, cwd=work)
@@ -94,15 +100,24 @@ def plugin_run(prefix, name):
     failed = set(re.findall(r"FAILED \S*::(\w+)", out))
     check("the plugin fails the marked .item() tests and the test that fails on its own, only those (%s)" % name,
           failed == {"test_marked_item_fails", "test_marked_own_failure_is_reported_as_its_own",
-                     "test_marked_item_around_a_watch_fails"}, sorted(failed))
-    check("the failure names the line and its count (%s)" % name,
-          re.search(r"fake_training\.py:35: cudaMemcpyAsync\(D2H\)\+cudaStreamSynchronize, 5 calls", out) is not None,
+                     "test_marked_item_around_a_watch_fails", "test_marked_per_step_twin_fails",
+                     "test_marked_include_warmup_counts_setup_fails",
+                     "test_marked_without_steps_counts_everything_fails"}, sorted(failed))
+    # As the gate judges a run: the steady state's calls, with their rate.
+    check("the failure names the line, its steady-state count and its rate (%s)" % name,
+          re.search(r"fake_training\.py:35: cudaMemcpyAsync\(D2H\)\+cudaStreamSynchronize, 2\d calls \(1 per step\)",
+                    out) is not None, out[-1500:] if failures else "")
+    twin = section_of(out, "test_marked_per_step_twin_fails")
+    check("the per-step twin's failure is the test's own, one line named once (%s)" % name,
+          twin.count("fake_training.py:35") == 1 and "steady state" in twin and "Pluggy" not in out
+          and "hookwrapper" not in twin, twin[-1200:])
+    check("a test without steps has every call counted, and is told so (%s)" % name,
+          "no training steps were found" in section_of(out, "test_marked_without_steps_counts_everything_fails"),
           out[-1500:] if failures else "")
     # Its message: the inner block's 2 calls and the 1 after it, at the one
     # line that syncs (reached from two lines of the test: one site per
     # phase, never one per caller).
-    section = re.search(r"_+ test_marked_item_around_a_watch_fails _+\n(.*?)(?=\n_{3,} |\n={3,} )", out, re.S)
-    section = section.group(1) if section else ""
+    section = section_of(out, "test_marked_item_around_a_watch_fails")
     at_line = [int(n) for n in re.findall(
         r"fake_training\.py:35: cudaMemcpyAsync\(D2H\)\+cudaStreamSynchronize, (\d+) calls?\b", section)]
     check("a marked test with a watch inside: the test's block holds the inner's calls (%s)" % name,
@@ -122,5 +137,12 @@ check("--syncscope prints a summary of every test's findings",
 p = run([vpython, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "unmarked", os.path.join(here, "plugin_cases.py")],
         env=env, cwd=work)
 check("without the option, nothing extra", p.returncode == 0 and "syncscope" not in p.stdout, p.stdout[-300:])
+p = run([vpython, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:syncscope", "-k", "per_step_twin",
+         os.path.join(here, "plugin_cases.py")], env=env, cwd=work)
+check("-p no:syncscope: the marker does nothing, the test passes", p.returncode == 0, (p.stdout + p.stderr)[-600:])
+p = run([vpython, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", "twin or setup_and_final",
+         os.path.join(here, "plugin_cases.py")], env=env, cwd=work)
+check("-x stops at the first failing marked test", p.returncode == 1 and "1 failed" in p.stdout
+      and "stopping after 1 failures" in (p.stdout + p.stderr), (p.stdout + p.stderr)[-600:])
 print("%d failed" % failures)
 sys.exit(1 if failures else 0)

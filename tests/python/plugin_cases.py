@@ -56,3 +56,32 @@ def test_marked_with_a_clean_watch_inside_passes():
         fake_training.step(read_back=False)
     assert not [f for f in inner.findings if f.category == "hidden-sync"]
     fake_training.step()
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync")
+def test_marked_setup_and_final_read_pass():
+    fake_training.read_loss()  # set-up: before the first step
+    for _ in range(30):
+        fake_training.step(read_back=False)
+    fake_training.read_loss()  # one read after the loop
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync")
+def test_marked_per_step_twin_fails():
+    fake_training.read_loss()
+    for _ in range(30):
+        fake_training.step()  # a read every step: the line at fake_training.py:35
+    fake_training.read_loss()
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync", include_warmup=True)
+def test_marked_include_warmup_counts_setup_fails():
+    fake_training.read_loss()
+    for _ in range(30):
+        fake_training.step(read_back=False)
+    fake_training.read_loss()
+
+
+@pytest.mark.syncscope(fail_on="hidden-sync")
+def test_marked_without_steps_counts_everything_fails():
+    fake_training.read_loss()
