@@ -4,6 +4,7 @@
 
 #include "detectors/compilation.h"
 #include "detectors/detectors.h"
+#include "detectors/finding_merge.h"
 #include "detectors/segmentation.h"
 #include "detectors/waiters.h"
 
@@ -70,10 +71,7 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
     std::vector<Finding> found = detector(trace.events, segmentation);
     a.findings.insert(a.findings.end(), found.begin(), found.end());
   }
-  std::stable_sort(a.findings.begin(), a.findings.end(), [](const Finding& x, const Finding& y) {
-    if ((x.phase == Phase::kSteady) != (y.phase == Phase::kSteady)) return x.phase == Phase::kSteady;
-    return x.severity > y.severity;
-  });
+  std::stable_sort(a.findings.begin(), a.findings.end(), ranks_before);
   add_blocked_time(&a);
   return a;
 }

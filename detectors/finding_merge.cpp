@@ -67,4 +67,18 @@ void merge_finding(Finding& into, const Finding& other, uint64_t phase_steps) {
   into.occurrences = std::move(occurrences);
 }
 
+void set_per_step_figures(Finding& f, uint64_t phase_steps, double step_ns) {
+  const double n = static_cast<double>(phase_steps);
+  f.per_step = static_cast<double>(f.count) / n;
+  f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / n;
+  f.step_share = step_ns > 0 ? f.blocked_ns_per_step / step_ns : 0;
+  // Periodic: the median spacing of the steps it occurred in.
+  f.every_n_steps = periodic_every(f.step_counts, f.steps_with, phase_steps);
+}
+
+bool ranks_before(const Finding& x, const Finding& y) {
+  if ((x.phase == Phase::kSteady) != (y.phase == Phase::kSteady)) return x.phase == Phase::kSteady;
+  return x.severity > y.severity;
+}
+
 }  // namespace syncscope

@@ -24,6 +24,16 @@ uint64_t median_step_gap(const std::vector<FindingStepCount>& steps);
 // of the kept steps, else `phase_steps / steps_with` when too few are kept.
 uint64_t periodic_every(const std::vector<FindingStepCount>& steps, uint64_t steps_with, uint64_t phase_steps);
 
+// The per-step figures of a steady finding of a phase of `phase_steps`
+// steps whose mean step is `step_ns` (0: unknown), from its totals and
+// steps_with: per_step, blocked_ns_per_step, step_share (of the mean step:
+// a median shorter than the mean would make shares over 100%) and
+// every_n_steps. The whole and the windowed analyses both call it.
+void set_per_step_figures(Finding& f, uint64_t phase_steps, double step_ns);
+
+// The findings' order: steady state first, then by severity, worst first.
+bool ranks_before(const Finding& x, const Finding& y);
+
 // Adds `other` (same category, phase and phase_index) into `into`: counts,
 // host and GPU time, bytes and per-step figures add up; the steps they
 // occurred in are merged by step, so steps_with and every_n_steps count

@@ -29,10 +29,6 @@ namespace {
 
 using namespace segmentation;
 
-// A further phase (eval) takes at least this share of the main phase's
-// time: a few repeats of a kernel pair left over from a pass's last,
-// shorter batch are not one.
-constexpr double kMinPhaseShare = 0.01;
 
 // The main phase, the thread whose calls make its steps, and the calls its
 // ordinary steps do not explain.

@@ -42,6 +42,11 @@
 
 namespace syncscope {
 
+// A further phase (eval) takes at least this share of the main phase's
+// time: a few repeats of a kernel pair left over from a pass's last,
+// shorter batch are not one. Whole and windowed analyses both apply it.
+inline constexpr double kMinPhaseShare = 0.01;
+
 struct EventPlace {
   Phase phase = Phase::kWarmup;
   int16_t phase_index = -1;  // into Segmentation::phases when steady

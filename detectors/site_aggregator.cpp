@@ -51,13 +51,9 @@ void SiteAggregator::complete(Finding& f) const {
                                : nullptr;
   const bool per_step = phase != nullptr && phase->steps > 0 && f.phase == Phase::kSteady;
   if (per_step) {
-    const double n = static_cast<double>(phase->steps);
-    f.per_step = static_cast<double>(f.count) / n;
-    f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / n;
-    // Of the step's time (a mean, as blocked time per step is: a median
-    // step shorter than the mean would make shares over 100%).
     const double step_ns = phase->step_ns;
-    if (step_ns > 0) f.step_share = f.blocked_ns_per_step / step_ns;
+    f.steps_with = f.step_counts.size();
+    set_per_step_figures(f, phase->steps, step_ns);
     // GPU figures per step of those measured: under a sampled timeline only
     // the steps inside a window (none inside: no GPU figures at all).
     const uint64_t gpu_n = seg_.gpu_steps(f.phase_index);
@@ -66,10 +62,6 @@ void SiteAggregator::complete(Finding& f) const {
       f.gpu_idle_ns_per_step = static_cast<double>(f.gpu_idle_ns) / static_cast<double>(gpu_n);
       if (step_ns > 0) f.gpu_idle_share = f.gpu_idle_ns_per_step / step_ns;
     }
-    const std::vector<FindingStepCount>& steps = f.step_counts;
-    f.steps_with = steps.size();
-    // Periodic: the median spacing of the steps it occurred in.
-    f.every_n_steps = periodic_every(steps, f.steps_with, phase->steps);
   }
   // Severity: the share of step time lost; without steps, of the steady run.
   double span = static_cast<double>(

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "detectors/finding_merge.h"
+#include "detectors/segmentation.h"
 
 namespace syncscope {
 namespace {
@@ -11,9 +12,6 @@ namespace {
 // Findings at the edge of a window without main-phase steps, until
 // analysis() decides: phase_index kUndecidedBase - the window's number.
 constexpr int kUndecidedBase = -2;
-// A further phase takes at least this share of the main phase's time
-// (detectors/segmentation.cpp, kMinPhaseShare).
-constexpr double kMinPhaseShare = 0.01;
 
 // Adds `f`'s counts and times to `into`, the same site's finding.
 void add_to(Finding& into, const Finding& f) {
@@ -249,19 +247,12 @@ Analysis WindowedAnalysis::analysis() const {
     const PhaseInfo* phase = f.phase == Phase::kSteady && f.phase_index >= 0 ? &a.phases[static_cast<size_t>(f.phase_index)]
                                                                             : nullptr;
     if (phase == nullptr || phase->steps == 0) continue;
-    const double n = static_cast<double>(phase->steps);
     f.steps_with = std::min<uint64_t>(f.steps_with, phase->steps);
-    f.per_step = static_cast<double>(f.count) / n;
-    f.blocked_ns_per_step = static_cast<double>(f.host_blocked_ns) / n;
-    f.step_share = phase->step_ns > 0 ? f.blocked_ns_per_step / phase->step_ns : 0;
     // Periodic: the median spacing of the steps kept, else spaced evenly
     // over every window's steps.
-    f.every_n_steps = periodic_every(f.step_counts, f.steps_with, phase->steps);
+    set_per_step_figures(f, phase->steps, phase->step_ns);
   }
-  std::stable_sort(a.findings.begin(), a.findings.end(), [](const Finding& x, const Finding& y) {
-    if ((x.phase == Phase::kSteady) != (y.phase == Phase::kSteady)) return x.phase == Phase::kSteady;
-    return x.severity > y.severity;
-  });
+  std::stable_sort(a.findings.begin(), a.findings.end(), ranks_before);
   for (const StepFigures& figures : step_figures_) {
     const size_t p = static_cast<size_t>(figures.window.phase_index);
     if (p > 0 && phase_to[p] == 0) continue;  // a phase that is no more
