@@ -6,7 +6,6 @@
 
 #include "detectors/finding.h"
 #include "detectors/segmentation.h"
-#include "detectors/steps.h"
 #include "trace/event.h"
 
 namespace syncscope {
@@ -20,19 +19,5 @@ std::vector<Finding> detect_pageable_copies(const std::vector<Event>& events, co
 std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, const Segmentation& segmentation);
 // Copies on the compute stream; legacy default stream work beside blocking streams.
 std::vector<Finding> detect_default_stream(const std::vector<Event>& events, const Segmentation& segmentation);
-
-// The same with steps computed elsewhere, labelled by time alone (tests).
-inline std::vector<Finding> detect_hidden_syncs(const std::vector<Event>& events, const StepInfo& steps) {
-  return detect_hidden_syncs(events, segmentation_from_steps(events, steps));
-}
-inline std::vector<Finding> detect_pageable_copies(const std::vector<Event>& events, const StepInfo& steps) {
-  return detect_pageable_copies(events, segmentation_from_steps(events, steps));
-}
-inline std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, const StepInfo& steps) {
-  return detect_allocator_churn(events, segmentation_from_steps(events, steps));
-}
-inline std::vector<Finding> detect_default_stream(const std::vector<Event>& events, const StepInfo& steps) {
-  return detect_default_stream(events, segmentation_from_steps(events, steps));
-}
 
 }  // namespace syncscope

@@ -153,33 +153,4 @@ Segmentation segment_run(const std::vector<Event>& events, const StepOptions& op
   return seg;
 }
 
-Segmentation segmentation_from_steps(const std::vector<Event>& events, const StepInfo& steps) {
-  Segmentation seg = empty_segmentation(events);
-  seg.main = steps;
-  const bool with_phase = steps.detected && steps.steps > 0;
-  if (with_phase) {
-    PhaseInfo phase;
-    phase.name = "loop";
-    phase.steps = steps.steps;
-    phase.calls_per_step = steps.period_calls;
-    phase.step_ns = steps.step_ns;
-    phase.start_ns = steps.steady_start_ns;
-    phase.end_ns = steps.steady_end_ns;
-    seg.phases.push_back(phase);
-  }
-  for (size_t i = 0; i < events.size(); ++i) {
-    const uint64_t t = events[i].start_ns;
-    EventPlace& place = seg.places[i];
-    place.phase = t < steps.steady_start_ns ? Phase::kWarmup
-                  : t < steps.steady_end_ns ? Phase::kSteady
-                                            : Phase::kTeardown;
-    if (place.phase == Phase::kSteady && with_phase) {
-      place.phase_index = 0;
-      place.step =
-          steps.step_ns > 0 ? static_cast<uint32_t>(static_cast<double>(t - steps.steady_start_ns) / steps.step_ns) : 0;
-    }
-  }
-  return seg;
-}
-
 }  // namespace syncscope

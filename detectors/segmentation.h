@@ -98,8 +98,4 @@ struct Segmentation {
 // events sorted by start time.
 Segmentation segment_run(const std::vector<Event>& events, const StepOptions& options);
 
-// A segmentation from already computed steps, by time alone: warm-up before
-// steady_start_ns, one phase up to steady_end_ns, then teardown.
-Segmentation segmentation_from_steps(const std::vector<Event>& events, const StepInfo& steps);
-
 }  // namespace syncscope

@@ -1,6 +1,6 @@
 // Steady-state steps of a run, in the form every detector uses: where
 // warm-up ends, how many steps follow and how long each takes. The rule that
-// finds them lives in detectors/segmentation.h; this is its main phase.
+// finds them lives in detectors/segmentation.h (segment_run(...).main).
 #pragma once
 
 #include <cstdint>
@@ -27,8 +27,5 @@ struct StepInfo {
   uint64_t end_ns = 0;
   double step_ns = 0;  // mean steady step time (0 when unknown)
 };
-
-// events must be sorted by start time. segment_run(...).main.
-StepInfo detect_steps(const std::vector<Event>& events, const StepOptions& options);
 
 }  // namespace syncscope

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "detectors/detectors.h"
+#include "tests/unit/detectors/steps_by_time.h"
 #include "tests/unit/detectors/synthetic.h"
 
 namespace syncscope::testing {

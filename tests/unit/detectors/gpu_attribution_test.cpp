@@ -8,6 +8,7 @@
 
 #include "detectors/analysis.h"
 #include "detectors/detectors.h"
+#include "tests/unit/detectors/steps_by_time.h"
 #include "trace/api.h"
 #include "trace/gpu_record.h"
 

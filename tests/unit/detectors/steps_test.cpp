@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "tests/unit/detectors/steps_by_time.h"
 #include "tests/unit/detectors/synthetic.h"
 
 namespace syncscope::testing {
