@@ -9,12 +9,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "preload/collector.h"
 #include "preload/in_hook.h"
 #include "preload/real_function.h"
-#include "preload/recorder.h"
 #include "preload/thread_state.h"
 
 namespace syncscope::preload {
