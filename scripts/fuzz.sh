@@ -27,7 +27,7 @@ command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (scripts/ins
 # -O1 without NDEBUG: assertions (nlohmann's among them) stay checked.
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
 echo "== fuzz: building ${targets[*]} (in $dir)"
-CC=clang CXX=clang++ cmake -S "$root" -B "$dir" -G Ninja -DSYNCSCOPE_FUZZ=ON \
+CC=clang CXX=clang++ cmake -S "$root" -B "$dir" -G Ninja -DSYNCSCOPE_FUZZ=ON -DSYNCSCOPE_PORTABLE=OFF \
   -DSYNCSCOPE_BUILD_TESTS=OFF -DSYNCSCOPE_BUILD_EXAMPLES=OFF -DSYNCSCOPE_BUILD_BENCHMARKS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" >/dev/null
