@@ -5,8 +5,9 @@ a zip with a .dist-info folder (PEP 427), no packaging tool needed.
 
     scripts/make-wheel.py BUNDLE OUT_DIR VERSION
 
-The platform tag is manylinux_2_<N>_<arch>, N the glibc minor version of the
-build machine: the bundle's binaries need at least that glibc.
+The platform tag is manylinux_2_28_<arch>: the bundle of a portable build
+(SYNCSCOPE_PORTABLE) needs glibc 2.28 at most, which scripts/build-wheel.sh
+checks with scripts/check-manylinux.py.
 """
 import base64
 import hashlib
@@ -18,8 +19,7 @@ import zipfile
 bundle, out_dir, version = sys.argv[1], sys.argv[2], sys.argv[3]
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 package = os.path.join(root, "python", "syncscope")
-glibc = platform.libc_ver()[1] or "2.17"
-tag = "py3-none-manylinux_%s_%s" % (glibc.replace(".", "_"), platform.machine())
+tag = "py3-none-manylinux_2_28_%s" % platform.machine()
 name = "syncscope-%s-%s.whl" % (version, tag)
 dist_info = "syncscope-%s.dist-info" % version
 

@@ -42,6 +42,13 @@ wheels = [w for w in os.listdir(os.path.join(work, "dist"))] if p.returncode == 
 check("the wheel builds", len(wheels) == 1, (wheels, p.stderr[-500:]))
 if not wheels:
     sys.exit(1)
+# What it promises (issue 25): glibc 2.28, nothing needed beyond manylinux's
+# system libraries (scripts/build-wheel.sh refuses a wheel that fails this).
+check("the wheel is tagged manylinux_2_28_x86_64", wheels[0].endswith("-py3-none-manylinux_2_28_x86_64.whl"), wheels[0])
+p = run([python, os.path.join(root, "scripts", "check-manylinux.py"), os.path.join(work, "dist", wheels[0])])
+check("every ELF file in the wheel is manylinux_2_28", p.returncode == 0 and "manylinux_2_28: ok" in p.stdout,
+      p.stdout[-1500:])
+print(p.stdout, end="")
 venv = os.path.join(work, "venv")
 p = run([python, "-m", "venv", "--system-site-packages", venv])
 check("a fresh venv", p.returncode == 0, p.stderr[-300:])
