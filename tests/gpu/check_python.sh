@@ -13,10 +13,14 @@
 #   c. `with syncscope.watch()` in a plain process (no preload): the same
 #      line and count, import slots put back, no thread of the recorder
 #      left, a second watch working;
+#   e. (run after b) issue 25's marker semantics on test_marker_steady.py:
+#      set-up copies and one read after the loop pass, the per-step
+#      float(loss) fails as the test's own failure naming its line; -x, -k
+#      and -p no:syncscope behave as before;
 #   d. a watch's cost: interleaved processes running a timed training loop
 #      after a watch() around a different part of the program, or after
 #      that part bare; medians per step, and the watch's own time.
-# Prints PASS/FAIL lines; exits 1 when any check failed. Under 4 minutes.
+# Prints PASS/FAIL lines; exits 1 when any check failed. Under 5 minutes.
 #
 #   tests/gpu/check_python.sh BUNDLE_DIR OUT
 set -uo pipefail
@@ -25,7 +29,7 @@ bundle=$(cd "$1" && pwd) || exit 2
 mkdir -p "$2" && out=$(cd "$2" && pwd) || exit 2
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 scripts=$root/tests/gpu/python
-budget_s=225  # the whole script's, below 4 minutes
+budget_s=290  # the whole script's, below 5 minutes
 failures=0
 
 pass() { echo "PASS  $*"; }
@@ -113,6 +117,35 @@ if "$py" -c "import pytest" 2>/dev/null; then
   check_marker under-run "$ss" run --no-report --force -o "$out/b-traces" --
 else
   fail "b. pytest marker: pytest is not installed for $(python3 --version 2>&1) (the system's site-packages)"
+fi
+
+# ---- e. issue 25's marker semantics: set-up copies and one final read pass,
+# the per-step twin fails as the test's own failure naming its line once;
+# -x, -k and -p no:syncscope behave as without the plugin's judging
+steady=$scripts/test_marker_steady.py
+steady_line=$(grep -n '# the per-step read$' "$steady" | cut -d: -f1)
+run_steady() {  # LABEL PYTEST-ARGS...
+  local label=$1; shift
+  (cd "$out" && timeout "$(limit 90)" "$py" -m pytest -q -p no:cacheprovider -rfE "$@" "$steady") >"$out/e-$label.txt" 2>&1
+}
+if "$py" -c "import pytest" 2>/dev/null; then
+  run_steady all
+  if grep -q "1 failed, 1 passed" "$out/e-all.txt" && grep -q "FAILED.*test_float_loss_every_step" "$out/e-all.txt" &&
+    [[ $(grep -c "test_marker_steady.py:$steady_line" "$out/e-all.txt") -ge 1 ]] &&
+    ! grep -q "PluggyTeardownRaisedWarning" "$out/e-all.txt"; then
+    pass "e. marker: set-up and a final read pass, the per-step float(loss) fails naming test_marker_steady.py:$steady_line"
+  else
+    fail "e. marker: see e-all.txt"
+  fi
+  grep -E "test_marker_steady.py:$steady_line|per step|steady" "$out/e-all.txt" | head -6 | sed 's/^/    /'
+  run_steady x -x
+  grep -q "1 failed in\|stopping after 1 failures" "$out/e-x.txt" && ! grep -q "passed" "$out/e-x.txt" &&
+    pass "e. -x stops at the first failure" || fail "e. -x: see e-x.txt"
+  run_steady k -k final_read
+  grep -q "1 passed, 1 deselected" "$out/e-k.txt" && pass "e. -k selects as before" || fail "e. -k: see e-k.txt"
+  run_steady no-plugin -p no:syncscope
+  grep -q "2 passed" "$out/e-no-plugin.txt" && pass "e. -p no:syncscope: nothing judged, both pass" ||
+    fail "e. -p no:syncscope: see e-no-plugin.txt"
 fi
 
 # ---- c. watch() in a plain process
