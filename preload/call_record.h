@@ -152,12 +152,16 @@ class CallRecord {
   }
 
   // ---- bracketing the real call ----
-  void begin() {
+  void begin(ThreadState* thread) {
     if (want_stack_ && config().stacks) {
+      const uint64_t began = now_ticks();
       uint64_t python[kMaxPythonDepth];
       depth_ = capture_stack(pcs_, kMaxStackDepth);
       python_depth_ = config().python ? capture_python_stack(python, kMaxPythonDepth, &defer_python_) : 0;
       event_.stack_id = stack_table().intern(pcs_, depth_, python, python_depth_);
+      event_.start_ns = now_ticks();
+      thread->add_capture(event_.start_ns - began);  // the recorder's own cost, reported at the end
+      return;
     }
     event_.start_ns = now_ticks();
   }

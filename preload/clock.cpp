@@ -66,6 +66,11 @@ void TickConverter::refine() {
   ns_per_tick_ = static_cast<double>(ns - g_anchor_ns) / static_cast<double>(ticks - g_anchor_ticks);
 }
 
+uint64_t TickConverter::duration_ns(uint64_t ticks) const {
+  if (!clock_detail::g_use_tsc) return ticks;
+  return static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick_);
+}
+
 uint64_t TickConverter::to_ns(uint64_t ticks) const {
   if (!clock_detail::g_use_tsc) return ticks;
   double delta = static_cast<double>(static_cast<int64_t>(ticks - g_anchor_ticks)) * ns_per_tick_;

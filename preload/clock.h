@@ -49,6 +49,8 @@ class TickConverter {
  public:
   void refine();
   uint64_t to_ns(uint64_t ticks) const;
+  // A length of time in ticks, in ns.
+  uint64_t duration_ns(uint64_t ticks) const;
 
  private:
   double ns_per_tick_ = 1.0;

@@ -56,6 +56,9 @@ struct Collector {
   uint64_t drops_from_freed_rings = 0;
   // Recorded and never written, besides ring-full drops (docs/trace-format.md, kEnd).
   uint64_t unwritten_at_exit = 0;
+  // The recorder's own cost, from the rings already freed (recorder_cost).
+  uint64_t capture_ticks_of_freed = 0;
+  uint64_t captures_of_freed = 0;
   uint32_t reopened_noted = 0;  // the writer's reopen count last said
   uint64_t lost_no_memory = 0;
   uint64_t over_size_limit = 0;
@@ -228,6 +231,8 @@ void drain(Collector& c, bool last = false) {
     if (exited && prev != nullptr) {
       // Nothing can be pushed any more; its drops live on in the total.
       c.drops_from_freed_rings += dropped;
+      c.capture_ticks_of_freed += state->capture_ticks.load(std::memory_order_relaxed);
+      c.captures_of_freed += state->captures.load(std::memory_order_relaxed);
       registry_remove_after(prev, state);
     } else {
       prev = state;
@@ -287,6 +292,24 @@ void flush(Collector& c) {
   }
 }
 
+// What recording cost the program beyond the hooks' fixed path (measured
+// per launch by bench/hook_overhead_bench): the time its threads spent
+// capturing stacks and Python frames, and this thread's CPU time. Written
+// once, with the trace's end; `syncscope report --details` shows it.
+void write_recorder_cost(Collector& c) {
+  uint64_t ticks = c.capture_ticks_of_freed, captures = c.captures_of_freed;
+  for (ThreadState* s = registry_head(); s != nullptr; s = s->next) {
+    ticks += s->capture_ticks.load(std::memory_order_relaxed);
+    captures += s->captures.load(std::memory_order_relaxed);
+  }
+  timespec cpu{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  const uint64_t collector_ns = static_cast<uint64_t>(cpu.tv_sec) * 1000000000ull + static_cast<uint64_t>(cpu.tv_nsec);
+  c.writer.add_process_info(info_key::kRecorderCaptureNs, std::to_string(c.clock.duration_ns(ticks)));
+  c.writer.add_process_info(info_key::kRecorderCaptures, std::to_string(captures));
+  c.writer.add_process_info(info_key::kRecorderCollectorCpuNs, std::to_string(collector_ns));
+}
+
 void* collector_main(void*) {
   InHookScope in_hook;  // for the thread's life: the collector never records itself
   Collector& c = *g_collector;
@@ -316,6 +339,7 @@ void* collector_main(void*) {
     log_warning("the last drain ran out of time (%u ms): %llu events counted, not written", config().exit_flush_ms,
                 static_cast<unsigned long long>(c.unwritten_at_exit));
   }
+  write_recorder_cost(c);
   c.writer.add_end(end);
   flush(c);
   c.writer.close();

@@ -21,7 +21,7 @@
     tls_in_hook = true;                                              \
     CallRecord r(api_id, stack);                                     \
     describe;                                                        \
-    r.begin();                                                       \
+    r.begin(thread);                                                 \
     result_type result = real args;                                  \
     r.end(thread, static_cast<int>(result));                         \
     tls_in_hook = false;                                             \

@@ -18,6 +18,7 @@ struct PythonApi {
   void* (*thread_frame)(void*);
   void* (*frame_code)(void*);
   int (*frame_line)(void*);
+  int (*frame_lasti)(void*);  // 3.11+; null before
   void* (*frame_back)(void*);
   void (*incref)(void*);
   void (*decref)(void*);
@@ -49,6 +50,7 @@ bool load_api() {
             resolve(&api.err_restore, "PyErr_Restore") && resolve(&api.err_clear, "PyErr_Clear");
   // The thread state without the fatal error PyThreadState_Get raises on NULL.
   ok = ok && resolve(&api.this_thread_state, "PyGILState_GetThisThreadState");
+  if (ok && !resolve(&api.frame_lasti, "PyFrame_GetLasti")) api.frame_lasti = nullptr;  // optional
   ok = ok && (resolve(&api.thread_state, "PyThreadState_GetUnchecked") ||
               resolve(&api.thread_state, "_PyThreadState_UncheckedGet"));
   if (ok) g_api = api;
@@ -141,6 +143,36 @@ uint32_t code_id(void* code) {
   return 0;
 }
 
+// Lines by (code id, instruction offset). PyFrame_GetLineNumber decodes the
+// code object's line table from its start on every call: with a library's
+// deep stacks (Lightning: ~40 frames a capture) that was two thirds of the
+// recorder's cost per event (issue 25: 9.3 µs a capture with Python frames,
+// 3.3 µs without, on an H200). A code object never changes and is kept
+// alive (code_id), so an offset's line never changes: each is decoded once.
+// Written and read only under the GIL, like the code table.
+constexpr uint32_t kLineCapacity = 1u << 16;
+struct LineSlot {
+  uint32_t code_id;  // 0: empty
+  int32_t lasti;
+  int32_t line;
+};
+LineSlot g_lines[kLineCapacity];
+
+int frame_line(void* frame, uint32_t code) {
+  const int lasti = (g_api.frame_lasti != nullptr && code != 0) ? g_api.frame_lasti(frame) : -1;
+  if (lasti < 0) return g_api.frame_line(frame);
+  uint32_t index = (code * 2654435761u ^ static_cast<uint32_t>(lasti) * 40503u) & (kLineCapacity - 1);
+  for (uint32_t probe = 0; probe < 8; ++probe, index = (index + 1) & (kLineCapacity - 1)) {
+    LineSlot& slot = g_lines[index];
+    if (slot.code_id == code && slot.lasti == lasti) return slot.line;
+    if (slot.code_id != 0) continue;
+    const int line = g_api.frame_line(frame);
+    slot = LineSlot{code, lasti, line};
+    return line;
+  }
+  return g_api.frame_line(frame);  // a crowded neighbourhood: decode, keep nothing
+}
+
 }  // namespace
 
 uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released) {
@@ -159,8 +191,8 @@ uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released
   uint32_t depth = 0;
   while (frame != nullptr && depth < max) {
     void* code = g_api.frame_code(frame);  // new reference
-    int line = g_api.frame_line(frame);
     uint32_t id = code ? code_id(code) : 0;
+    int line = frame_line(frame, id);
     if (code) g_api.decref(code);
     frames[depth++] = (uint64_t{id} << 32) | static_cast<uint32_t>(line < 0 ? 0 : line);
     void* back = g_api.frame_back(frame);  // new reference

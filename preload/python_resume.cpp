@@ -75,6 +75,7 @@ SaveFn real_save() {
 // `released` until now, while a frameless thread worked.
 void record_gil_wait(ThreadState* thread, uint64_t released) {
   InHookScope in_hook;
+  const uint64_t began = now_ticks();
   uint64_t python[kMaxPythonDepth];
   uint32_t python_depth = capture_python_stack(python, kMaxPythonDepth);
   if (python_depth > 0) {
@@ -88,10 +89,12 @@ void record_gil_wait(ThreadState* thread, uint64_t released) {
     e.stack_id = stack_table().intern(no_native, 0, python, python_depth);
     thread->ring.push(e);
   }
+  thread->add_capture(now_ticks() - began);
 }
 
 void complete_pending(ThreadState* thread) {
   InHookScope in_hook;
+  const uint64_t began = now_ticks();
   uint64_t python[kMaxPythonDepth];
   uint32_t python_depth = capture_python_stack(python, kMaxPythonDepth);
   static std::atomic<int> logged{0};
@@ -110,6 +113,7 @@ void complete_pending(ThreadState* thread) {
     thread->ring.push(e);
   }
   thread->pending_count = 0;
+  thread->add_capture(now_ticks() - began);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ void record_marker(::syncscope::ApiId api) {
   if (thread == nullptr) return;
   InHookScope in_hook;
   CallRecord r(api, kStack);
-  r.begin();
+  r.begin(thread);
   r.end(thread, 0);
 }
 

@@ -30,6 +30,15 @@ struct ThreadState {
   // Owner-only: events waiting for their Python frames.
   uint32_t pending_count = 0;
   Event pending[kMaxPending];
+  // What the recorder cost this thread beyond the hooks' fixed path:
+  // ticks spent capturing stacks and Python frames, and how many were taken.
+  // Written by the owner only (plain add), read by the collector at the end.
+  std::atomic<uint64_t> capture_ticks{0};
+  std::atomic<uint64_t> captures{0};
+  void add_capture(uint64_t ticks) {
+    capture_ticks.store(capture_ticks.load(std::memory_order_relaxed) + ticks, std::memory_order_relaxed);
+    captures.store(captures.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   // Collector-owned bookkeeping.
   uint64_t drops_reported = 0;
   uint64_t drops_baseline = 0;  // ring.dropped() when the current session began

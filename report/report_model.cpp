@@ -143,6 +143,17 @@ bool is_minor(const ReportedFinding& r, const std::vector<CategoryVerdict>& verd
   return true;
 }
 
+RecorderCost recorder_cost_of(const ProcessTrace& trace) {
+  RecorderCost cost;
+  const std::string capture = trace.info(info_key::kRecorderCaptureNs);
+  if (capture.empty()) return cost;
+  cost.known = true;
+  cost.capture_ns = std::strtoull(capture.c_str(), nullptr, 10);
+  cost.captures = std::strtoull(trace.info(info_key::kRecorderCaptures).c_str(), nullptr, 10);
+  cost.collector_cpu_ns = std::strtoull(trace.info(info_key::kRecorderCollectorCpuNs).c_str(), nullptr, 10);
+  return cost;
+}
+
 ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& options, const StreamedAnalysis* streamed) {
   ProcessReport p;
   p.trace = &trace;
@@ -157,6 +168,7 @@ ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& opt
   p.rank = trace.info(info_key::kRank);
   p.local_rank = trace.info(info_key::kLocalRank);
   p.world_size = trace.info(info_key::kWorldSize);
+  p.recorder_cost = recorder_cost_of(trace);
   std::map<Category, CategoryTally> tallies;
   uint64_t steady_syncs = 0;
   std::vector<ReportedFinding> reported;

@@ -58,6 +58,15 @@ struct ReportedFinding {
   bool counted = false;    // counts against the gate (phase, not suppressed, not known)
 };
 
+// What recording cost the program beyond the hooks' fixed path (trace
+// process info recorder.*; absent in traces of older recorders).
+struct RecorderCost {
+  bool known = false;
+  uint64_t capture_ns = 0;  // the program's threads, capturing stacks and Python frames
+  uint64_t captures = 0;
+  uint64_t collector_cpu_ns = 0;  // the recorder's own thread
+};
+
 struct ProcessReport {
   const ProcessTrace* trace = nullptr;
   std::shared_ptr<Symbolizer> symbolizer;  // shared so a ProcessReport can be copied
@@ -65,6 +74,7 @@ struct ProcessReport {
   Analysis analysis;
   std::vector<ReportedFinding> findings;     // in analysis order: steady first, worst first
   std::string rank, local_rank, world_size;  // from the environment; "" when absent
+  RecorderCost recorder_cost;
   std::vector<CategoryVerdict> verdicts;     // one per category
   bool gate_failed = false;
   double sync_events_per_step = 0;  // steady hidden-sync calls per step, suppressed ones excluded

@@ -282,6 +282,16 @@ void render_steps(const ProcessReport& p, std::ostream& out) {
   }
 }
 
+// What recording cost this process beyond the hooks' fixed path.
+void render_recorder_cost(const ProcessReport& p, std::ostream& out) {
+  const RecorderCost& cost = p.recorder_cost;
+  if (!cost.known) return;
+  out << "   recorder: " << cost.captures << (cost.captures == 1 ? " stack" : " stacks") << " captured, "
+      << format_duration(cost.capture_ns) << " of the program's time";
+  if (cost.captures > 0) out << " (" << format_duration(cost.capture_ns / cost.captures) << " each)";
+  out << "; its collector thread used " << format_duration(cost.collector_cpu_ns) << " of CPU\n\n";
+}
+
 void render_api_table(const ApiSummary& summary, std::ostream& out) {
   out << "   " << pad("API", 30) << lpad("calls", 9) << lpad("total", 12) << lpad("max", 12) << lpad("bytes", 12)
       << "  notes\n";
@@ -365,6 +375,7 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
   render_findings(p, report, options, out);
   // What a person changes is in the findings; the raw tables are for digging.
   if (!options.details) return;
+  render_recorder_cost(p, out);
   render_api_table(summary, out);
   render_top_stacks(p, options, out);
   out << "\n";

@@ -67,6 +67,12 @@ inline constexpr const char* kTraceDetail = "trace.detail";
 // How often the program closed the trace's descriptor (close_range, a
 // daemon closing every fd) and the recorder reopened the file by its path.
 inline constexpr const char* kTraceReopened = "trace.reopened";
+// What recording cost the program, written with the trace's end: ns its
+// threads spent capturing stacks and Python frames, how many captures, and
+// the collector thread's CPU time (ns).
+inline constexpr const char* kRecorderCaptureNs = "recorder.capture_ns";
+inline constexpr const char* kRecorderCaptures = "recorder.captures";
+inline constexpr const char* kRecorderCollectorCpuNs = "recorder.collector_cpu_ns";
 
 // Written only for a session started by `syncscope attach`.
 inline constexpr const char* kAttachMode = "attach.mode";       // one of the two values below

@@ -12,6 +12,7 @@
 
 #include "report/symbolizer.h"
 #include "tests/integration/harness.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope::testing {
 namespace {
@@ -130,6 +131,33 @@ TEST(Recording, NoStacksOption) {
   ASSERT_EQ(traces.size(), 1u);
   EXPECT_TRUE(traces[0].stacks.empty());
   EXPECT_EQ(count_api(traces[0], ApiId::cudaStreamSynchronize), 5u);
+  EXPECT_EQ(traces[0].info(info_key::kRecorderCaptures), "0") << "no stack, no capture";
+}
+
+// Issue 25: the trace says what recording cost the program beyond the
+// hooks' fixed path: one capture per event with a stack (each sync and each
+// read-back copy of hidden_sync_loop), their time, the collector's CPU time;
+// `report --details` shows it.
+TEST(Recording, TheTraceSaysWhatRecordingCost) {
+  std::string dir = fresh_dir("recorder-cost");
+  RunResult r =
+      run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", example("hidden_sync_loop"), "30"},
+          fake_runtime_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  const ProcessTrace& t = traces[0];
+  uint64_t with_stack = 0;
+  for (const Event& e : t.events) with_stack += e.stack_id != 0;
+  EXPECT_GE(with_stack, 60u);
+  EXPECT_EQ(std::stoull(t.info(info_key::kRecorderCaptures)), with_stack);
+  const uint64_t capture_ns = std::stoull(t.info(info_key::kRecorderCaptureNs));
+  EXPECT_GT(capture_ns, 0u);
+  EXPECT_LT(capture_ns, 10'000'000'000ull) << "a 30-step run";
+  EXPECT_GT(std::stoull(t.info(info_key::kRecorderCollectorCpuNs)), 0u);
+  RunResult report = run({syncscope_bin(), "report", "--details", dir + "/t"});
+  EXPECT_NE(report.out.find("recorder: " + std::to_string(with_stack) + " stacks captured"), std::string::npos)
+      << report.out;
 }
 
 }  // namespace
