@@ -8,6 +8,8 @@ No fixture warms anything up."""
 import pytest
 import torch
 
+from train_item import forward_backward as step
+
 
 def build():
     torch.manual_seed(0)
@@ -15,14 +17,6 @@ def build():
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     x, y = torch.randn(128, 256).cuda(), torch.randn(128, 1).cuda()
     return model, optimizer, x, y
-
-
-def step(model, optimizer, x, y):
-    optimizer.zero_grad(set_to_none=True)
-    loss = torch.nn.functional.mse_loss(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss
 
 
 @pytest.mark.syncscope(fail_on="hidden-sync")
