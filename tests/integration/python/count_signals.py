@@ -1,7 +1,10 @@
 """Counts the SIGINTs it receives while it syncs for SECONDS, then prints
 the count: a signal sent to the whole process group must arrive once.
 
-    python3 count_signals.py SECONDS
+    python3 count_signals.py SECONDS [READY_FILE]
+
+READY_FILE is created once the handler is in place: a signal sent before
+that (Python still starting, on a loaded machine) would end the program.
 """
 import ctypes
 import os
@@ -19,6 +22,8 @@ reader, writer = socket.socketpair()
 reader.setblocking(False)
 writer.setblocking(False)
 signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+if len(sys.argv) > 2:
+    open(sys.argv[2], "w").close()
 received = 0
 end = time.monotonic() + float(sys.argv[1])
 while time.monotonic() < end:
