@@ -2,8 +2,11 @@
 // bytes, streams and host-memory kinds in the trace are exactly what the
 // examples did, and the stacks of their syncs name the examples' own
 // functions.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
@@ -132,6 +135,33 @@ TEST(Recording, NoStacksOption) {
   EXPECT_TRUE(traces[0].stacks.empty());
   EXPECT_EQ(count_api(traces[0], ApiId::cudaStreamSynchronize), 5u);
   EXPECT_EQ(traces[0].info(info_key::kRecorderCaptures), "0") << "no stack, no capture";
+}
+
+// The wheel ships no libunwind (Debian's needs glibc 2.34): where none is
+// installed, stacks come from glibc's backtrace() (libgcc's unwinder). Here
+// the system's copy is hidden by a bind mount in a mount namespace of the
+// run's own; the sync's stack must still name the example's function.
+TEST(Recording, WithoutLibunwindStacksComeFromLibgcc) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path unwinder = fs::canonical("/lib/x86_64-linux-gnu/libunwind.so.8", error);
+  if (error) GTEST_SKIP() << "no system libunwind to hide";
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for a mount namespace";
+  std::string dir = fresh_dir("no-libunwind");
+  RunResult r = run({"/usr/bin/unshare", "-m", "/bin/sh", "-c",
+                     "mount --bind /dev/null " + unwinder.string() + " && exec \"$0\" \"$@\"", syncscope_bin(), "run",
+                     "--no-report", "-o", dir + "/t", "--", example("hidden_sync_loop"), "5"},
+                    fake_runtime_env());
+  if (r.exit_code != 0 && (r.err.find("mount") != std::string::npos || r.err.find("unshare") != std::string::npos)) {
+    GTEST_SKIP() << "no mount namespace here: " << r.err;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_EQ(traces[0].info("unwinder"), "libgcc");
+  auto syncs = events_of(traces[0], ApiId::cudaStreamSynchronize);
+  ASSERT_EQ(syncs.size(), 5u);
+  for (const Event& s : syncs) EXPECT_TRUE(stack_names(traces[0], s, "read_loss_value"));
 }
 
 // Issue 25: the trace says what recording cost the program beyond the
