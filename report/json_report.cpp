@@ -231,6 +231,11 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
   if (!p.rank.empty()) out["rank"] = p.rank;
   if (!p.local_rank.empty()) out["local_rank"] = p.local_rank;
   if (!p.world_size.empty()) out["world_size"] = p.world_size;
+  if (p.recorder_cost.known) {
+    out["recorder_cost"] = {{"capture_ns", p.recorder_cost.capture_ns},
+                            {"captures", p.recorder_cost.captures},
+                            {"collector_cpu_ns", p.recorder_cost.collector_cpu_ns}};
+  }
   return out;
 }
 
