@@ -4,7 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "inject/elf_file.h"
+#include "elf/elf_file.h"
 
 namespace syncscope::inject {
 namespace {

@@ -3,14 +3,14 @@
 // the address of a function another object defines. Writing one redirects
 // that object's calls (and its address-of) for that symbol. Used by the one
 // import patcher (import_patcher.h). The ELF structures are read by the ELF
-// reader (inject/elf_image.h) from each object's loaded image: no file I/O.
+// reader (elf/elf_image.h) from each object's loaded image: no file I/O.
 #pragma once
 
 #include <link.h>
 
 #include <cstdint>
 
-#include "inject/elf_image.h"
+#include "elf/elf_image.h"
 
 namespace syncscope::preload {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "inject/elf_image.h"
+#include "elf/elf_image.h"
 #include "trace/writer.h"
 
 namespace syncscope::preload {

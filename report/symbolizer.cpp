@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "inject/elf_file.h"
+#include "elf/elf_file.h"
 #include "report/report_warnings.h"
 
 namespace syncscope {
@@ -33,7 +33,7 @@ std::string demangle(const std::string& name) {
 }
 
 // Function symbols of one ELF file, sorted by address. The file is read by
-// the ELF reader (inject/elf_file.h), which maps it: libtorch_cuda.so is about
+// the ELF reader (elf/elf_file.h), which maps it: libtorch_cuda.so is about
 // a gigabyte, its symbol tables a few MiB, and only those pages are read.
 class ElfSymbols {
  public:

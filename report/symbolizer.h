@@ -1,7 +1,7 @@
 // Offline symbolisation of recorded PCs: the trace names each loaded object
 // (path, load bias); the symbolizer reads that ELF file's symbol tables once
 // (.symtab when present, else .dynsym; read with the ELF reader,
-// inject/elf_file.h) and names the function around a PC.
+// elf/elf_file.h) and names the function around a PC.
 // heaptrack's split: the preload records addresses, analysis names them.
 //
 // The file read at report time must be the one that was loaded: a library

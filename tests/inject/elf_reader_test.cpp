@@ -1,4 +1,4 @@
-// The ELF reader (inject/elf_image.h) on a shared object with known
+// The ELF reader (elf/elf_image.h) on a shared object with known
 // contents (elf_fixture.c): its build-id, symbols and import relocations,
 // read from the file and from the copy the loader mapped into this process,
 // which must agree; and damaged files, which must never be read past their end.
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "inject/elf_file.h"
-#include "inject/elf_image.h"
+#include "elf/elf_file.h"
+#include "elf/elf_image.h"
 
 namespace syncscope::elf {
 namespace {

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <vector>
 
-#include "inject/elf_file.h"
+#include "elf/elf_file.h"
 
 namespace syncscope::testing {
 namespace {

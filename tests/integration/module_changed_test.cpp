@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "inject/elf_file.h"
+#include "elf/elf_file.h"
 #include "tests/integration/harness.h"
 
 namespace syncscope::testing {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "inject/elf_file.h"
+#include "elf/elf_file.h"
 #include "report/report_warnings.h"
 
 namespace syncscope {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "inject/elf_image.h"
+#include "elf/elf_image.h"
 
 namespace syncscope::elf {
 

@@ -1,4 +1,4 @@
-#include "inject/elf_image.h"
+#include "elf/elf_image.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "inject/elf_file.h"
+#include "elf/elf_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
