@@ -18,17 +18,16 @@ namespace clock_detail {
 extern bool g_use_tsc;
 }
 
-inline uint64_t monotonic_ns() {
+inline uint64_t clock_ns(clockid_t clock) {
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-inline uint64_t realtime_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
+inline uint64_t monotonic_ns() { return clock_ns(CLOCK_MONOTONIC); }
+inline uint64_t realtime_ns() { return clock_ns(CLOCK_REALTIME); }
+// CPU time the calling thread has used.
+inline uint64_t thread_cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
 inline uint64_t now_ticks() {
 #if defined(__x86_64__)

@@ -302,12 +302,9 @@ void write_recorder_cost(Collector& c) {
     ticks += s->capture_ticks.load(std::memory_order_relaxed);
     captures += s->captures.load(std::memory_order_relaxed);
   }
-  timespec cpu{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  const uint64_t collector_ns = static_cast<uint64_t>(cpu.tv_sec) * 1000000000ull + static_cast<uint64_t>(cpu.tv_nsec);
   c.writer.add_process_info(info_key::kRecorderCaptureNs, std::to_string(c.clock.duration_ns(ticks)));
   c.writer.add_process_info(info_key::kRecorderCaptures, std::to_string(captures));
-  c.writer.add_process_info(info_key::kRecorderCollectorCpuNs, std::to_string(collector_ns));
+  c.writer.add_process_info(info_key::kRecorderCollectorCpuNs, std::to_string(thread_cpu_ns()));
 }
 
 void* collector_main(void*) {
