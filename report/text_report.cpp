@@ -282,11 +282,14 @@ void render_steps(const ProcessReport& p, std::ostream& out) {
   }
 }
 
-// What recording cost this process beyond the hooks' fixed path.
+// What recording cost this process beyond the hooks' fixed path. A count of
+// captures, not of stacks: an event made with the GIL released is captured
+// twice (its native stack, then its Python frames when the GIL comes back).
 void render_recorder_cost(const ProcessReport& p, std::ostream& out) {
   const RecorderCost& cost = p.recorder_cost;
   if (!cost.known) return;
-  out << "   recorder: " << cost.captures << (cost.captures == 1 ? " stack" : " stacks") << " captured, "
+  out << "   recorder: " << cost.captures << (cost.captures == 1 ? " capture" : " captures")
+      << " of stacks and Python frames, "
       << format_duration(cost.capture_ns) << " of the program's time";
   if (cost.captures > 0) out << " (" << format_duration(cost.capture_ns / cost.captures) << " each)";
   out << "; its collector thread used " << format_duration(cost.collector_cpu_ns) << " of CPU\n\n";

@@ -186,7 +186,8 @@ TEST(Recording, TheTraceSaysWhatRecordingCost) {
   EXPECT_LT(capture_ns, 10'000'000'000ull) << "a 30-step run";
   EXPECT_GT(std::stoull(t.info(info_key::kRecorderCollectorCpuNs)), 0u);
   RunResult report = run({syncscope_bin(), "report", "--details", "--format", "json=" + dir + "/r.json", dir + "/t"});
-  EXPECT_NE(report.out.find("recorder: " + std::to_string(with_stack) + " stacks captured"), std::string::npos)
+  EXPECT_NE(report.out.find("recorder: " + std::to_string(with_stack) + " captures of stacks and Python frames"),
+            std::string::npos)
       << report.out;
   const nlohmann::json doc = nlohmann::json::parse(slurp(dir + "/r.json"));
   const nlohmann::json& cost = doc["processes"][0]["recorder_cost"];
