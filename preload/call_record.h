@@ -25,13 +25,18 @@
 
 namespace syncscope::preload {
 
-enum class StackPolicy { kStack, kNoStack };
+// kPythonOnly: the Python frames without the native ones, for calls whose
+// native stack is always the same way in (the step markers: ctypes, then
+// the marker), where unwinding it would cost a few µs a step for nothing.
+enum class StackPolicy { kStack, kNoStack, kPythonOnly };
 inline constexpr StackPolicy kStack = StackPolicy::kStack;
 inline constexpr StackPolicy kNoStack = StackPolicy::kNoStack;
+inline constexpr StackPolicy kPythonOnly = StackPolicy::kPythonOnly;
 
 class CallRecord {
  public:
-  CallRecord(ApiId api, StackPolicy policy) : want_stack_(policy == StackPolicy::kStack) {
+  CallRecord(ApiId api, StackPolicy policy)
+      : want_stack_(policy != StackPolicy::kNoStack), want_native_(policy == StackPolicy::kStack) {
     event_.api = static_cast<uint16_t>(api);
     event_.device = -1;
   }
@@ -156,7 +161,7 @@ class CallRecord {
     if (want_stack_ && config().stacks) {
       const uint64_t began = now_ticks();
       uint64_t python[kMaxPythonDepth];
-      depth_ = capture_stack(pcs_, kMaxStackDepth);
+      depth_ = want_native_ ? capture_stack(pcs_, kMaxStackDepth) : 0;
       python_depth_ = config().python ? capture_python_stack(python, kMaxPythonDepth, &defer_python_) : 0;
       event_.stack_id = stack_table().intern(pcs_, depth_, python, python_depth_);
       event_.start_ns = now_ticks();
@@ -276,6 +281,7 @@ class CallRecord {
 
   Event event_{};
   bool want_stack_;
+  bool want_native_;
   bool defer_python_ = false;
   uint32_t depth_ = 0;
   uint32_t python_depth_ = 0;

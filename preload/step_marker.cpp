@@ -6,8 +6,9 @@
 // The analysis takes these events as the training loop's step boundaries
 // (detectors/segmentation.h), and the collector ends every thread's launch
 // run at their time (preload/launch_aggregator.h). Each records like any
-// hooked call (a rare event, not the launch path) and costs nothing when not
-// recording.
+// hooked call (a rare event, not the launch path) but with its Python frames
+// only: its native stack is always ctypes' way into the marker. Nothing is
+// recorded when not recording.
 #include "preload/call_record.h"
 #include "preload/in_hook.h"
 #include "preload/recorder.h"
@@ -21,7 +22,7 @@ void record_marker(::syncscope::ApiId api) {
   ThreadState* thread = current_thread_state();
   if (thread == nullptr) return;
   InHookScope in_hook;
-  CallRecord r(api, kStack);
+  CallRecord r(api, kPythonOnly);
   r.begin(thread);
   r.end(thread, 0);
 }

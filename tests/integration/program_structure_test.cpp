@@ -57,6 +57,9 @@ TEST(ProgramStructure, OptimizerStepsAreTheSteps) {
     if (e.api != static_cast<uint16_t>(ApiId::syncscope_optimizer_step)) continue;
     ++markers;
     EXPECT_EQ(python_line(t, e.stack_id), 44u) << "the optimizer.step() line";
+    auto native = t.stacks.find(e.stack_id);
+    EXPECT_TRUE(native == t.stacks.end() || native->second.empty())
+        << "a marker's native stack is always ctypes' way in: not unwound";
   }
   EXPECT_EQ(markers, 30u);
   Analysis a = analyze(t);

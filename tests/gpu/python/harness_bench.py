@@ -1,7 +1,7 @@
 """One real training harness, timed in parts, for tests/gpu/harness_overhead.sh
 (issue 25: syncscope's cost on the harnesses people train with).
 
-    python harness_bench.py hf|lightning|dataloader|item [STEPS]
+    python harness_bench.py hf|lightning|dataloader|item [STEPS] [--toggle N]
 
 - hf: Hugging Face Trainer, the project's 4-layer GPT-2 program
   (examples/pytorch/libraries/_hf_setup.py): its default settings, logging
@@ -18,6 +18,17 @@ t_train1=... t_end=... steps=N step_ms=M`: wall-clock times (time.time()) so
 the caller can split its own measured wall time into launch and interpreter
 start, imports, training and exit, and the median time between step ends
 after the first 10 steps (the steady state, robust to a stray hiccup).
+
+--toggle N (under `syncscope run --dormant`): the recorder records every
+other block of N steps, started and stopped from inside the process through
+its control entry point (as `syncscope attach` and `syncscope.watch()` do).
+Each block's steps are timed, the first 2 after a switch left out (a stop
+flushes and joins the collector), and each recorded block is compared with
+the mean of the dormant blocks on either side of it: one process, so the
+differences between processes (core, clocks, memory placement; ±10% on the
+GPU machines) fall out. The line then also has `on_ms`, `off_ms` (medians of
+the block medians) and `ratio`, `ratio_q1`, `ratio_q3`, `pairs` (the paired
+ratios' median and quartiles).
 """
 import os
 import sys
@@ -38,10 +49,75 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset  # noqa: E402
 
 
 STEP_ENDS = []  # time.perf_counter() at each training step's end
+TOGGLE = None  # the Toggle of --toggle N, else None
+
+
+class Toggle:
+    """Records every other block of `every` steps (see --toggle)."""
+
+    SETTLE = 2  # steps left out after a switch
+
+    def __init__(self, every):
+        import ctypes
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        from syncscope import _control
+        path = None
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and os.path.basename(fields[5].strip()) == "libsyncscope.so":
+                    path = fields[5].strip()
+        if path is None:
+            sys.exit("harness_bench: --toggle needs `syncscope run --dormant`")
+        self.recorder = _control.InProcess(ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY))
+        self.every = every
+        self.recording = False
+        self.blocks = []  # (recording, [step gaps]) per block
+        self.gaps = []
+        self.last = None
+        self.since_switch = 0
+        self.dir = tempfile.mkdtemp(prefix="harness-toggle-")
+
+    def step_ended(self, now):
+        if self.last is not None and self.since_switch > self.SETTLE:
+            self.gaps.append(now - self.last)
+        self.since_switch += 1
+        if len(STEP_ENDS) % self.every == 0:
+            self.blocks.append((self.recording, self.gaps))
+            self.gaps = []
+            if self.recording:
+                self.recorder.request("stop")
+            else:
+                session_dir = os.path.join(self.dir, str(len(self.blocks)))
+                os.makedirs(session_dir)
+                self.recorder.request("start", dir=session_dir)
+            self.recording = not self.recording
+            self.since_switch = 0
+            now = time.perf_counter()  # the switch is in no step's time
+        self.last = now
+
+    def summary(self):
+        if self.recording:
+            self.recorder.request("stop")
+        medians = [(on, statistics.median(g)) for on, g in self.blocks[1:] if len(g) >= 3]  # block 0: warm-up
+        ratios = []
+        for i, (on, m) in enumerate(medians):
+            if on and 0 < i < len(medians) - 1 and not medians[i - 1][0] and not medians[i + 1][0]:
+                ratios.append(m / ((medians[i - 1][1] + medians[i + 1][1]) / 2))
+        if not ratios:
+            return " pairs=0"
+        q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+        on_ms = 1000 * statistics.median(m for on, m in medians if on)
+        off_ms = 1000 * statistics.median(m for on, m in medians if not on)
+        return (f" on_ms={on_ms:.4f} off_ms={off_ms:.4f} ratio={statistics.median(ratios):.4f}"
+                f" ratio_q1={q[0]:.4f} ratio_q3={q[2]:.4f} pairs={len(ratios)}")
 
 
 def step_ended():
-    STEP_ENDS.append(time.perf_counter())
+    now = time.perf_counter()
+    STEP_ENDS.append(now)
+    if TOGGLE is not None:
+        TOGGLE.step_ended(now)
 
 
 def steady_step_ms():
@@ -138,13 +214,21 @@ HARNESSES = {"hf": (run_hf, 300), "lightning": (run_lightning, 1000), "dataloade
 
 
 def main():
-    name = sys.argv[1]
+    global TOGGLE
+    args = sys.argv[1:]
+    if "--toggle" in args:
+        at = args.index("--toggle")
+        TOGGLE = Toggle(int(args[at + 1]))
+        del args[at:at + 2]
+    name = args[0]
     run, default_steps = HARNESSES[name]
-    steps = int(sys.argv[2]) if len(sys.argv) > 2 else default_steps
+    steps = int(args[1]) if len(args) > 1 else default_steps
     t_imported = time.time()
     t_train0, t_train1 = run(steps)
+    toggled = TOGGLE.summary() if TOGGLE is not None else ""
     print(f"harness_bench: {name} t_start={t_start:.6f} t_imported={t_imported:.6f} t_train0={t_train0:.6f} "
-          f"t_train1={t_train1:.6f} t_end={time.time():.6f} steps={steps} step_ms={steady_step_ms():.4f}", flush=True)
+          f"t_train1={t_train1:.6f} t_end={time.time():.6f} steps={steps} step_ms={steady_step_ms():.4f}{toggled}",
+          flush=True)
 
 
 if __name__ == "__main__":
