@@ -2,7 +2,7 @@
 
     python3 tests/gpu/harness_overhead.py BUNDLE OUT [--rounds N]
         [--harnesses hf,lightning,dataloader] [--modes plain,default,dormant]
-        [--cpus LIST] [--toggle-steps hf=25,lightning=50,...]
+        [--cpus LIST|near-gpu:N] [--toggle-steps hf=10,lightning=20,...]
 
 One plain run of each harness first warms the caches (not counted). Then
 each round runs every (harness, mode) once, modes interleaved, so drift in
@@ -60,6 +60,19 @@ TOGGLE_LENGTH = {"hf": 1000, "lightning": 3000, "dataloader": 800, "item": 6000}
 DEFAULT_TOGGLE = {"hf": 10, "lightning": 20, "dataloader": 20, "item": 100}
 
 
+def cores_near_gpu(count):
+    """The first `count` cores local to GPU 0 (its PCI device's local_cpulist), as a taskset list."""
+    bus = subprocess.run(["nvidia-smi", "--query-gpu=pci.bus_id", "--format=csv,noheader"], capture_output=True,
+                         text=True, check=True).stdout.split()[0].lower()
+    with open(f"/sys/bus/pci/devices/{bus[4:]}/local_cpulist") as f:  # 00000000:19:00.0 -> 0000:19:00.0
+        text = f.read().strip()
+    cores = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cores += range(int(first), int(last or first) + 1)
+    return ",".join(map(str, cores[:count]))
+
+
 def command_of(mode, bundle, out, harness, toggle_steps):
     program = [sys.executable, BENCH, harness]
     if mode == "plain":
@@ -108,12 +121,16 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--harnesses", default="hf,lightning,dataloader")
     parser.add_argument("--modes", default="plain,default,dormant")
-    parser.add_argument("--cpus", help="pin every run to these cores (taskset -c LIST)")
+    parser.add_argument("--cpus", help="pin every run to these cores: taskset's LIST, or near-gpu:N (the first N "
+                        "cores local to GPU 0)")
     parser.add_argument("--toggle-steps", default="", help="steps a block in toggle mode, e.g. hf=25,lightning=50")
     args = parser.parse_args()
     toggle_steps = dict(DEFAULT_TOGGLE, **{k: int(v) for k, v in
                                            (f.split("=") for f in args.toggle_steps.split(",") if f)})
     bundle = os.path.abspath(args.bundle)
+    if args.cpus and args.cpus.startswith("near-gpu:"):
+        args.cpus = cores_near_gpu(int(args.cpus.split(":")[1]))
+        print(f"pinned to cores {args.cpus}", flush=True)
     os.makedirs(args.out, exist_ok=True)
     harnesses, modes = args.harnesses.split(","), args.modes.split(",")
     runs = {(h, m): [] for h in harnesses for m in modes}
@@ -134,6 +151,7 @@ def main():
                     text = " ".join(f"{p}={r[p]:.3f}" for p in PARTS + TOGGLE_PARTS if p in r)
                     print(f"round {round_} {harness} {mode}: {text}", flush=True)
                     log.write(f"{round_} {harness} {mode} {text}\n")
+                    log.flush()
                 if "plain" in this_round:
                     for mode, r in this_round.items():
                         if mode != "plain" and not mode.startswith("toggle"):
