@@ -1,0 +1,88 @@
+// Predictions on issue 27's two loops: a per-step read-back in a GPU-bound
+// and in a host-bound loop. The truth is the fixed loop replayed with its GPU
+// times known; the prediction comes from the broken loop's recording.
+#include "whatif/prediction.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/whatif/loops.h"
+
+namespace syncscope::whatif {
+namespace {
+
+using testing::kReadBackSite;
+using testing::kUs;
+using testing::training_loop;
+
+constexpr uint32_t kSteps = 200;
+constexpr uint32_t kWarmup = 10;
+
+double true_saving(uint64_t host_ns, int kernels, uint64_t kernel_ns) {
+  const double broken = replay(training_loop(kSteps, host_ns, kernels, kernel_ns, true)).mean_step_ns(kWarmup, kSteps);
+  // The fixed twin reads the value later: its copy stays, nothing waits.
+  Program fixed = training_loop(kSteps, host_ns, kernels, kernel_ns, true);
+  for (Op& op : fixed.ops) {
+    if (op.kind == OpKind::kStreamSync) op.kind = OpKind::kHostOnly;
+  }
+  return broken - replay(fixed).mean_step_ns(kWarmup, kSteps);
+}
+
+TEST(Prediction, GpuBoundReadBackWithMeasuredGpuTimes) {
+  Program broken = training_loop(kSteps, 300 * kUs, 4, 400 * kUs, true);
+  Prediction p = predict(broken, {{kReadBackSite, Fix::kReadLater}}, kWarmup, kSteps, true);
+  EXPECT_EQ(p.basis, Basis::kMeasured);
+  EXPECT_LT(p.replay_error(), 0.001);
+  const double truth = true_saving(300 * kUs, 4, 400 * kUs);
+  EXPECT_NEAR(p.saving_low_ns, truth, 0.02 * truth);
+  EXPECT_DOUBLE_EQ(p.saving_low_ns, p.saving_high_ns);
+  // The step becomes the GPU's 1.6 ms: the fix saves the host's own time.
+  EXPECT_NEAR(p.step_without_low_ns, 1600.0 * kUs + 2 * kUs, 10 * kUs);
+  EXPECT_NEAR(p.saving_low_ns, p.recorded_step_ns - p.step_without_low_ns, 1);
+}
+
+TEST(Prediction, HostBoundReadBackWithMeasuredGpuTimes) {
+  Program broken = training_loop(kSteps, 2000 * kUs, 4, 100 * kUs, true);
+  Prediction p = predict(broken, {{kReadBackSite, Fix::kReadLater}}, kWarmup, kSteps, true);
+  const double truth = true_saving(2000 * kUs, 4, 100 * kUs);
+  EXPECT_NEAR(p.saving_low_ns, truth, 0.02 * truth);
+  // The step becomes the host's own time: the fix saves the GPU's 400 µs.
+  EXPECT_NEAR(p.saving_low_ns, 400.0 * kUs, 30 * kUs);
+}
+
+// Without a GPU timeline: the interval from the host's timing must hold the
+// truth, and be narrow when the launches come together before the sync.
+TEST(Prediction, FromHostTimingAloneTheIntervalHoldsTheTruth) {
+  for (auto [host, kernel] : {std::pair<uint64_t, uint64_t>{300 * kUs, 400 * kUs}, {2000 * kUs, 100 * kUs}}) {
+    Program broken = training_loop(kSteps, host, 4, kernel, true);
+    for (Op& op : broken.ops) op.gpu_ns = 0;  // unknown: only the waits were recorded
+    Prediction p = predict(broken, {{kReadBackSite, Fix::kReadLater}}, kWarmup, kSteps, false);
+    EXPECT_EQ(p.basis, Basis::kHostBound);
+    EXPECT_LT(p.replay_error(), 0.01) << "both bounds replay the recorded waits";
+    const double truth = true_saving(host, 4, kernel);
+    EXPECT_LE(p.saving_low_ns, truth * 1.01) << host;
+    EXPECT_GE(p.saving_high_ns, truth * 0.99) << host;
+    EXPECT_LT(p.saving_high_ns - p.saving_low_ns, 0.25 * truth) << "launches close together: a narrow interval";
+  }
+}
+
+TEST(Prediction, RecordedStepEndsAddUpTheHostsTime) {
+  Program p;
+  Op a;
+  a.host_before_ns = 10;
+  a.call_ns = 5;
+  a.waited_ns = 100;
+  Op b = a;
+  b.step = 1;
+  p.ops = {a, b};
+  EXPECT_EQ(recorded_step_ends(p), (std::vector<uint64_t>{115, 230}));
+}
+
+TEST(Prediction, NoFixNoSaving) {
+  Program broken = training_loop(50, 300 * kUs, 4, 400 * kUs, true);
+  Prediction p = predict(broken, {}, 5, 50, true);
+  EXPECT_DOUBLE_EQ(p.saving_low_ns, 0);
+  EXPECT_DOUBLE_EQ(p.replayed_step_ns, p.step_without_low_ns);
+}
+
+}  // namespace
+}  // namespace syncscope::whatif

@@ -1,0 +1,168 @@
+// The replay model's rules, one by one, on hand-made programs.
+#include "whatif/replay.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/whatif/loops.h"
+#include "whatif/what_if.h"
+
+namespace syncscope::whatif {
+namespace {
+
+using testing::kUs;
+
+Op enqueue(uint64_t stream, uint64_t gpu_ns, uint64_t host_before = 0, uint32_t step = 0) {
+  Op op;
+  op.kind = OpKind::kEnqueue;
+  op.stream = stream;
+  op.gpu_ns = gpu_ns;
+  op.host_before_ns = host_before;
+  op.step = step;
+  return op;
+}
+
+Op wait_op(OpKind kind, uint64_t stream = kLegacyStream, uint64_t event = 0, uint32_t step = 0) {
+  Op op;
+  op.kind = kind;
+  op.stream = stream;
+  op.event = event;
+  op.step = step;
+  return op;
+}
+
+Program program(std::vector<Op> ops) {
+  Program p;
+  p.launch_latency_ns = 0;  // the rules below, without the launch delay
+  p.ops = std::move(ops);
+  return p;
+}
+
+TEST(Replay, ASyncWaitsForItsStreamOnly) {
+  const uint64_t a = 0x1000, b = 0x2000;
+  Replay r = replay(program({enqueue(a, 100 * kUs), enqueue(b, 300 * kUs), wait_op(OpKind::kStreamSync, a)}));
+  EXPECT_EQ(r.host_end_ns[0], 100 * kUs) << "stream a's work, not b's";
+  EXPECT_EQ(r.waited_ns[2], 100 * kUs);
+  EXPECT_EQ(r.gpu_end_ns, 300 * kUs);
+}
+
+TEST(Replay, ADeviceSyncWaitsForEveryStream) {
+  const uint64_t a = 0x1000, b = 0x2000;
+  Replay r = replay(program({enqueue(a, 100 * kUs), enqueue(b, 300 * kUs), wait_op(OpKind::kDeviceSync)}));
+  EXPECT_EQ(r.host_end_ns[0], 300 * kUs);
+}
+
+TEST(Replay, WorkOnAStreamRunsInOrderAndHostWorkOverlapsIt) {
+  Replay r = replay(program({enqueue(0x1000, 100 * kUs), enqueue(0x1000, 100 * kUs, 50 * kUs),
+                             wait_op(OpKind::kStreamSync, 0x1000)}));
+  EXPECT_EQ(r.host_end_ns[0], 200 * kUs) << "the second kernel queued behind the first; the host's 50 µs hidden";
+  EXPECT_EQ(r.host_blocked_ns, 150 * kUs);
+}
+
+TEST(Replay, TheLegacyStreamAndBlockingStreamsWaitForEachOther) {
+  const uint64_t side = 0x1000;
+  Replay r = replay(program({enqueue(kLegacyStream, 100 * kUs), enqueue(side, 10 * kUs),
+                             wait_op(OpKind::kStreamSync, side)}));
+  EXPECT_EQ(r.host_end_ns[0], 110 * kUs) << "a blocking stream's work waits for the legacy stream's";
+  Program p = program({enqueue(kLegacyStream, 100 * kUs), enqueue(side, 10 * kUs), wait_op(OpKind::kStreamSync, side)});
+  p.non_blocking_streams = {side};
+  EXPECT_EQ(replay(p).host_end_ns[0], 10 * kUs) << "a non-blocking stream's does not";
+  Replay back = replay(program({enqueue(side, 100 * kUs), enqueue(kLegacyStream, 10 * kUs),
+                                wait_op(OpKind::kStreamSync, kLegacyStream)}));
+  EXPECT_EQ(back.host_end_ns[0], 110 * kUs) << "the legacy stream's work waits for a blocking stream's";
+}
+
+TEST(Replay, EventsOrderStreamsAndHoldTheHost) {
+  const uint64_t a = 0x1000, b = 0x2000, event = 0xe0;
+  Program p = program({enqueue(a, 100 * kUs), wait_op(OpKind::kEventRecord, a, event), enqueue(a, 500 * kUs),
+                       wait_op(OpKind::kStreamWait, b, event), enqueue(b, 10 * kUs),
+                       wait_op(OpKind::kStreamSync, b)});
+  p.non_blocking_streams = {a, b};
+  EXPECT_EQ(replay(p).host_end_ns[0], 110 * kUs) << "b waits for the event (100 µs), not for a's later work";
+  Program q = program({enqueue(a, 100 * kUs), wait_op(OpKind::kEventRecord, a, event), enqueue(a, 500 * kUs),
+                       wait_op(OpKind::kEventSync, kLegacyStream, event)});
+  EXPECT_EQ(replay(q).host_end_ns[0], 100 * kUs);
+  Program never = program({wait_op(OpKind::kEventSync, kLegacyStream, 0xbad)});
+  EXPECT_EQ(replay(never).host_end_ns[0], 0u) << "an event never recorded is complete";
+}
+
+TEST(Replay, ABlockingCopyQueuesAndWaits) {
+  Op copy = enqueue(kLegacyStream, 20 * kUs);
+  copy.kind = OpKind::kBlockingCopy;
+  copy.call_ns = 3 * kUs;
+  Replay r = replay(program({enqueue(kLegacyStream, 100 * kUs), copy}));
+  EXPECT_EQ(r.host_end_ns[0], 120 * kUs) << "behind the kernel, then its own 20 µs";
+}
+
+TEST(Replay, AFullQueueHoldsTheHost) {
+  Program p = program({});
+  p.queue_depth = 4;
+  for (int i = 0; i < 10; ++i) p.ops.push_back(enqueue(kLegacyStream, 100 * kUs, 1 * kUs));
+  Replay r = replay(p);
+  // Launch 5 waits for the first kernel to finish, and so on: the host ends
+  // when the 6th kernel finished, plus its own 1 µs before the last launch.
+  EXPECT_GE(r.host_end_ns[0], 600 * kUs);
+  EXPECT_LT(r.host_end_ns[0], 700 * kUs);
+  EXPECT_EQ(r.gpu_end_ns, 1000 * kUs + 1 * kUs);
+}
+
+TEST(Replay, StepEndsFollowTheOpsSteps) {
+  Replay r = replay(program({enqueue(0, 0, 10 * kUs, 0), enqueue(0, 0, 20 * kUs, 1), enqueue(0, 0, 30 * kUs, 3)}));
+  ASSERT_EQ(r.step_end_ns.size(), 4u);
+  EXPECT_EQ(r.host_end_ns[0], 10 * kUs);
+  EXPECT_EQ(r.step_end_ns[1], 30 * kUs);
+  EXPECT_EQ(r.step_end_ns[2], 30 * kUs) << "a step with no op ends where the one before did";
+  EXPECT_EQ(r.step_end_ns[3], 60 * kUs);
+  EXPECT_DOUBLE_EQ(r.mean_step_ns(1, 4), 50.0 * kUs / 3);
+}
+
+TEST(WhatIf, ReadLaterDropsTheWaitAndKeepsTheCopyAndTheHostWork) {
+  Program p = testing::training_loop(3, 100 * kUs, 2, 50 * kUs, true);
+  Program fixed = apply_fixes(p, {{testing::kReadBackSite, Fix::kReadLater}});
+  ASSERT_EQ(fixed.ops.size(), p.ops.size() - 3) << "the three syncs gone";
+  uint64_t host_before = 0, host_after = 0;
+  for (const Op& op : p.ops) host_before += op.host_before_ns;
+  for (const Op& op : fixed.ops) host_after += op.host_before_ns;
+  EXPECT_EQ(host_before, host_after) << "the host's own work is not what the fix removes";
+  for (const Op& op : fixed.ops) EXPECT_NE(op.kind, OpKind::kStreamSync);
+}
+
+TEST(WhatIf, PinnedAsyncMakesABlockingCopyQueued) {
+  Op copy = enqueue(kLegacyStream, 20 * kUs);
+  copy.kind = OpKind::kBlockingCopy;
+  copy.site = 3;
+  Program p = program({enqueue(kLegacyStream, 100 * kUs), copy});
+  Program fixed = apply_fixes(p, {{3, Fix::kPinnedAsync}});
+  EXPECT_EQ(fixed.ops[1].kind, OpKind::kEnqueue);
+  EXPECT_EQ(replay(fixed).host_end_ns[0], 0u) << "the host waits for nothing";
+}
+
+TEST(WhatIf, DropFreeSyncKeepsTheCallsHostTime) {
+  Op free_call = wait_op(OpKind::kDeviceSync);
+  free_call.call_ns = 30 * kUs;
+  free_call.site = 4;
+  Program p = program({enqueue(kLegacyStream, 200 * kUs), free_call});
+  EXPECT_EQ(replay(p).host_end_ns[0], 200 * kUs);
+  EXPECT_EQ(replay(apply_fixes(p, {{4, Fix::kDropFreeSync}})).host_end_ns[0], 30 * kUs);
+}
+
+TEST(WhatIf, ASideStreamCopyNoLongerWaitsForCompute) {
+  Op copy = enqueue(kLegacyStream, 50 * kUs);
+  copy.site = 5;
+  Op use = enqueue(kLegacyStream, 10 * kUs);
+  Op copy_sync = wait_op(OpKind::kDeviceSync);
+  Program p = program({enqueue(kLegacyStream, 400 * kUs), copy, use, copy_sync});
+  EXPECT_EQ(replay(p).host_end_ns[0], 460 * kUs);
+  Program fixed = apply_fixes(p, {{5, Fix::kSideStream}});
+  ASSERT_EQ(fixed.ops.size(), p.ops.size() + 2) << "an event recorded on the side stream, waited on by compute";
+  EXPECT_EQ(replay(fixed).host_end_ns[0], 410 * kUs) << "the copy overlaps the 400 µs kernel";
+}
+
+TEST(WhatIf, SitesWithoutAFixAreUntouched) {
+  Program p = testing::training_loop(2, 100 * kUs, 2, 50 * kUs, true);
+  Program same = apply_fixes(p, {{999, Fix::kDropSync}});
+  ASSERT_EQ(same.ops.size(), p.ops.size());
+  EXPECT_EQ(replay(same).step_end_ns, replay(p).step_end_ns);
+}
+
+}  // namespace
+}  // namespace syncscope::whatif

@@ -1,0 +1,71 @@
+#include "whatif/prediction.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace syncscope::whatif {
+namespace {
+
+double mean_step(const std::vector<uint64_t>& ends, uint32_t first, uint32_t last) {
+  Replay r;
+  r.step_end_ns = ends;
+  return r.mean_step_ns(first, last);
+}
+
+}  // namespace
+
+const char* basis_name(Basis basis) { return basis == Basis::kMeasured ? "measured" : "host-bound"; }
+
+double Prediction::replay_error() const {
+  return recorded_step_ns > 0 ? std::fabs(replayed_step_ns - recorded_step_ns) / recorded_step_ns : 0;
+}
+
+std::vector<uint64_t> recorded_step_ends(const Program& program) {
+  std::vector<uint64_t> ends;
+  uint64_t t = 0;
+  for (const Op& op : program.ops) {
+    t += op.host_before_ns + op.call_ns + op.waited_ns;
+    if (ends.size() <= op.step) ends.resize(op.step + 1, ends.empty() ? 0 : ends.back());
+    ends[op.step] = t;
+  }
+  return ends;
+}
+
+Prediction predict(const Program& recorded, const std::vector<SiteFix>& fixes, uint32_t first, uint32_t last,
+                   bool gpu_measured) {
+  Prediction p;
+  p.basis = gpu_measured ? Basis::kMeasured : Basis::kHostBound;
+  p.recorded_step_ns = mean_step(recorded_step_ends(recorded), first, last);
+  std::vector<Program> bases;
+  if (gpu_measured) {
+    bases.push_back(recorded);
+  } else {
+    bases.push_back(with_estimated_gpu_time(recorded, GpuBound::kLow));
+    bases.push_back(with_estimated_gpu_time(recorded, GpuBound::kHigh));
+  }
+  bool any = false;
+  for (const Program& base : bases) {
+    const double before = replay(base).mean_step_ns(first, last);
+    const double after = replay(apply_fixes(base, fixes)).mean_step_ns(first, last);
+    const double saving = before - after;
+    if (!any) {
+      p.replayed_step_ns = before;
+      p.step_without_low_ns = p.step_without_high_ns = after;
+      p.saving_low_ns = p.saving_high_ns = saving;
+      any = true;
+      continue;
+    }
+    // Both bounds replay the recorded waits: the farther from the recording
+    // is the model's error.
+    if (std::fabs(before - p.recorded_step_ns) > std::fabs(p.replayed_step_ns - p.recorded_step_ns)) {
+      p.replayed_step_ns = before;
+    }
+    p.step_without_low_ns = std::min(p.step_without_low_ns, after);
+    p.step_without_high_ns = std::max(p.step_without_high_ns, after);
+    p.saving_low_ns = std::min(p.saving_low_ns, saving);
+    p.saving_high_ns = std::max(p.saving_high_ns, saving);
+  }
+  return p;
+}
+
+}  // namespace syncscope::whatif

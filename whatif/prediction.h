@@ -1,0 +1,40 @@
+// The step time a fix saves, predicted by replaying the recorded steps with
+// and without it (issue 27, docs/what-if.md). With GPU times measured (a GPU
+// timeline) the prediction is one figure; from host timing alone it is the
+// interval between the two GPU bounds of gpu_estimate.h.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "whatif/gpu_estimate.h"
+#include "whatif/replay.h"
+#include "whatif/what_if.h"
+
+namespace syncscope::whatif {
+
+enum class Basis : uint8_t { kMeasured, kHostBound };
+const char* basis_name(Basis basis);  // "measured", "host-bound"
+
+struct Prediction {
+  Basis basis = Basis::kMeasured;
+  double recorded_step_ns = 0;  // the mean step as recorded
+  double replayed_step_ns = 0;  // the recorded program replayed (the model's error: against recorded_step_ns)
+  // The mean step with the fixes, and the saving per step; the interval's two
+  // ends for kHostBound (low <= high), equal for kMeasured.
+  double step_without_low_ns = 0, step_without_high_ns = 0;
+  double saving_low_ns = 0, saving_high_ns = 0;
+
+  double replay_error() const;  // |replayed - recorded| / recorded
+};
+
+// The recorded host time at the end of each step (Op::step), from the first
+// op's start: host_before + call + waited, as recorded.
+std::vector<uint64_t> recorded_step_ends(const Program& program);
+
+// Steps [first, last) are compared (the steady ones); `gpu_measured`: the
+// ops' gpu_ns are measured, else they are estimated both ways.
+Prediction predict(const Program& recorded, const std::vector<SiteFix>& fixes, uint32_t first, uint32_t last,
+                   bool gpu_measured);
+
+}  // namespace syncscope::whatif

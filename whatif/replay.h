@@ -1,0 +1,82 @@
+// The replay of a recorded host thread against the GPU streams it feeds
+// (issue 27, docs/what-if.md): the model the what-if predictions run on.
+//
+// A Program is the thread's calls in order, each with the host's own work
+// before it (kept as measured), the host time of the call itself without
+// any waiting, and for work it enqueues, the stream and the GPU time that
+// work takes. replay() plays it forward: enqueued work starts on its stream
+// when the stream is free, what it waits for is done and it has been
+// launched; a sync holds the host until what it waits for is done. The
+// recorded program replayed must reproduce its measured steps (checked,
+// and the error reported); a Program changed by a what-if (what_if.h)
+// replayed gives the step time the change would give.
+//
+// A pure function, like the detectors: no trace, no clock, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace syncscope::whatif {
+
+enum class OpKind : uint8_t {
+  kEnqueue,       // asynchronous work on a stream: a launch, an async copy or memset
+  kStreamSync,    // the host waits for a stream's work (cudaStreamSynchronize)
+  kDeviceSync,    // the host waits for every stream (cudaDeviceSynchronize, the sync inside cudaFree)
+  kEventRecord,   // marks the point a stream has reached (cudaEventRecord)
+  kEventSync,     // the host waits for a recorded event (cudaEventSynchronize)
+  kStreamWait,    // a stream waits for a recorded event (cudaStreamWaitEvent)
+  kBlockingCopy,  // work on a stream the host waits for: a synchronous or pageable copy, a read-back
+  kHostOnly,      // a call that touches no stream (allocation, query): host time only
+};
+
+// The legacy default stream (stream handle 0): work on it waits for work on
+// every blocking stream before it, and work on blocking streams waits for
+// it. Streams created with cudaStreamNonBlocking are listed in
+// Program::non_blocking_streams.
+inline constexpr uint64_t kLegacyStream = 0;
+
+struct Op {
+  OpKind kind = OpKind::kHostOnly;
+  uint64_t host_before_ns = 0;  // the host's own work since the previous op's call returned
+  uint64_t call_ns = 0;         // host time inside the call, without waiting for the GPU
+  uint64_t stream = kLegacyStream;
+  uint64_t event = 0;   // kEventRecord, kEventSync, kStreamWait
+  uint64_t gpu_ns = 0;  // GPU time of the work it enqueues (kEnqueue, kBlockingCopy)
+  uint32_t step = 0;    // the step it belongs to (steps are numbered from 0, in order)
+  uint32_t site = 0;    // the finding site that made it (0: none), for what-ifs
+  // As recorded: how long the host waited inside the call (the call took
+  // call_ns + waited_ns). Used to estimate GPU times without a GPU timeline
+  // (gpu_estimate.h); replay() computes its own waits.
+  uint64_t waited_ns = 0;
+};
+
+struct Program {
+  std::vector<Op> ops;
+  // Host-to-GPU delay between a launch returning and its work being able to
+  // start, and how many operations a stream may hold queued before a launch
+  // blocks (the driver's queue; past it the host waits as if it synced).
+  uint64_t launch_latency_ns = 5000;
+  uint32_t queue_depth = 1024;
+  std::vector<uint64_t> non_blocking_streams;  // created with cudaStreamNonBlocking: no legacy-stream ordering
+};
+
+struct Replay {
+  // When each step is done, from the start of the first op: the later of the
+  // host returning from the step's last op and the GPU finishing the work
+  // the step queued (steps with no op repeat the previous end). A host that
+  // runs ahead of the GPU does not make steps shorter than the GPU's: in a
+  // long run its queue fills and it runs at the GPU's pace.
+  std::vector<uint64_t> step_end_ns;
+  std::vector<uint64_t> host_end_ns;  // per step: the host returning from its last op, alone
+  std::vector<uint64_t> waited_ns;  // per op: how long the host waited inside it
+  uint64_t host_blocked_ns = 0;     // time the host spent waiting for the GPU, in all
+  uint64_t gpu_end_ns = 0;       // when the last GPU work finished
+
+  // The mean step over steps [first, last): (end of last-1 - end of first-1) / count.
+  double mean_step_ns(uint32_t first, uint32_t last) const;
+};
+
+Replay replay(const Program& program);
+
+}  // namespace syncscope::whatif

@@ -1,0 +1,45 @@
+// What a fix changes in a replayed program (issue 27, docs/what-if.md): each
+// Fix rewrites the ops of one finding site, and the changed program is
+// replayed against the recorded one. A pure function of the program.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "whatif/replay.h"
+
+namespace syncscope::whatif {
+
+enum class Fix : uint8_t {
+  // A read-back becomes an asynchronous copy read later: the copy stays on
+  // its stream, the host no longer waits for it (nor for the syncs of the
+  // same site).
+  kReadLater,
+  // An explicit sync (stream, device, event) is dropped; a site's copy, if
+  // any, stays and no longer blocks.
+  kDropSync,
+  // A blocking or pageable copy becomes a pinned, non-blocking one: queued,
+  // not waited for. Its host time stays as recorded (staging included): the
+  // prediction does not count the staging copy saved.
+  kPinnedAsync,
+  // The device-wide sync inside cudaFree / empty_cache() goes; the call's own
+  // host time stays.
+  kDropFreeSync,
+  // A copy queued on the compute stream moves to a side stream: it no longer
+  // waits for compute queued before it, and the compute stream waits for it
+  // (an event) before what follows.
+  kSideStream,
+};
+
+const char* fix_name(Fix fix);  // "read-later", "drop-sync", "pinned-async", "drop-free-sync", "side-stream"
+
+struct SiteFix {
+  uint32_t site = 0;
+  Fix fix = Fix::kDropSync;
+};
+
+// The program with each given site's ops changed by its fix.
+Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes);
+
+}  // namespace syncscope::whatif
