@@ -86,3 +86,49 @@ TEST(Prediction, NoFixNoSaving) {
 
 }  // namespace
 }  // namespace syncscope::whatif
+
+namespace syncscope::whatif {
+namespace {
+
+// gpu_estimate.h's promise: either bound, replayed, waits as the recording did.
+TEST(GpuEstimate, BothBoundsReplayTheRecordedWaits) {
+  for (auto [host, kernel] : {std::pair<uint64_t, uint64_t>{300 * kUs, 400 * kUs}, {2000 * kUs, 100 * kUs}}) {
+    Program recorded = training_loop(40, host, 4, kernel, true);
+    for (GpuBound bound : {GpuBound::kLow, GpuBound::kHigh}) {
+      Program estimated = with_estimated_gpu_time(recorded, bound);
+      Replay r = replay(estimated);
+      for (size_t i = 0; i < recorded.ops.size(); ++i) {
+        EXPECT_NEAR(static_cast<double>(r.waited_ns[i]), static_cast<double>(recorded.ops[i].waited_ns), 1.0)
+            << "op " << i << (bound == GpuBound::kLow ? " low" : " high");
+      }
+    }
+    uint64_t low = 0, high = 0;
+    for (const Op& op : with_estimated_gpu_time(recorded, GpuBound::kLow).ops) low += op.gpu_ns;
+    for (const Op& op : with_estimated_gpu_time(recorded, GpuBound::kHigh).ops) high += op.gpu_ns;
+    EXPECT_LT(low, high);
+  }
+}
+
+// A wait with nothing queued since the last one: the work before ran longer.
+TEST(GpuEstimate, AWaitWithNothingQueuedStretchesTheLastWork) {
+  Program p;
+  p.launch_latency_ns = 0;
+  Op copy;
+  copy.kind = OpKind::kBlockingCopy;
+  copy.call_ns = 1 * kUs;
+  copy.waited_ns = 10 * kUs;
+  Op sync;
+  sync.kind = OpKind::kStreamSync;
+  sync.call_ns = 1 * kUs;
+  sync.waited_ns = 100 * kUs;
+  p.ops = {copy, sync};
+  Program e = with_estimated_gpu_time(p, GpuBound::kLow);
+  EXPECT_EQ(e.ops[0].gpu_ns, 10 * kUs + 1 * kUs + 100 * kUs);
+  // The host now waits in the copy, then makes the sync's call: it ends one
+  // call later than recorded (112 µs), not a wait later.
+  EXPECT_EQ(replay(e).host_end_ns[0], 113 * kUs);
+  EXPECT_EQ(recorded_step_ends(p)[0], 112 * kUs);
+}
+
+}  // namespace
+}  // namespace syncscope::whatif

@@ -1,0 +1,178 @@
+#include "whatif/trace_program.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+#include "trace/api.h"
+#include "trace/event.h"
+
+namespace syncscope::whatif {
+namespace {
+
+// The part of a waiting call that is the call's own work, not the wait: what
+// such a call costs when there is nothing to wait for (a no-op
+// cudaStreamSynchronize, the bookkeeping of a copy or a free).
+constexpr uint64_t kWaitingCallOwnNs = 3000;
+
+uint64_t stream_of(const Event& e) {
+  // The legacy default stream by either name; a per-thread default stream
+  // (_ptsz, or the handle cudaStreamPerThread) is the calling thread's own.
+  const bool per_thread = (e.flags & kFlagPerThreadStream) != 0 || e.stream == kStreamPerThread;
+  if (per_thread && (e.stream == 0 || e.stream == kStreamPerThread)) return (uint64_t{1} << 61) | e.tid;
+  return e.stream == kStreamLegacy ? kLegacyStream : e.stream;
+}
+
+bool is_pageable_host_copy(const Event& e) {
+  const auto direction = static_cast<Direction>(e.direction);
+  return (direction == Direction::kHostToDevice || direction == Direction::kDeviceToHost) &&
+         static_cast<HostMem>(e.host_mem) != HostMem::kPinned;
+}
+
+// The Op a recorded call stands for, or false for calls the replay ignores
+// (syncscope's own markers).
+bool op_of(const Event& e, Op* op) {
+  const ApiFamily family = api_family(e.api);
+  const uint64_t took = host_ns_of(e);
+  op->stream = stream_of(e);
+  op->call_ns = took;
+  auto waiting = [&](OpKind kind) {
+    op->kind = kind;
+    op->call_ns = std::min(took, kWaitingCallOwnNs);
+    op->waited_ns = took - op->call_ns;
+  };
+  switch (family) {
+    case ApiFamily::kMarker:
+      return false;
+    case ApiFamily::kLaunch:
+    case ApiFamily::kGraphLaunch:
+    case ApiFamily::kHostFunc:
+      op->kind = OpKind::kEnqueue;
+      return true;
+    case ApiFamily::kMemset:
+      if (e.flags & kFlagAsync) {
+        op->kind = OpKind::kEnqueue;
+      } else {
+        waiting(OpKind::kBlockingCopy);
+      }
+      return true;
+    case ApiFamily::kCopy:
+      // Asynchronous copies of pinned (or device) memory queue; the others
+      // block the host until they are done.
+      if ((e.flags & kFlagAsync) && !is_pageable_host_copy(e)) {
+        op->kind = OpKind::kEnqueue;
+      } else {
+        waiting(OpKind::kBlockingCopy);
+      }
+      return true;
+    case ApiFamily::kSync: {
+      const std::string_view name = api_name(e.api);
+      if (name.find("Device") != std::string_view::npos || name.find("Ctx") != std::string_view::npos) {
+        waiting(OpKind::kDeviceSync);
+      } else if (name.find("Event") != std::string_view::npos) {
+        waiting(OpKind::kEventSync);
+        op->event = e.dst;
+      } else {
+        waiting(OpKind::kStreamSync);
+      }
+      return true;
+    }
+    case ApiFamily::kFree:
+      // cudaFree and cuMemFree synchronise the device; the stream-ordered
+      // frees (cudaFreeAsync) do not.
+      if (e.flags & kFlagAsync) {
+        op->kind = OpKind::kHostOnly;
+      } else {
+        waiting(OpKind::kDeviceSync);
+      }
+      return true;
+    case ApiFamily::kHostFree:
+      waiting(OpKind::kDeviceSync);  // cudaFreeHost synchronises too
+      return true;
+    case ApiFamily::kEventRecord:
+      op->kind = OpKind::kEventRecord;
+      op->event = e.dst;
+      return true;
+    case ApiFamily::kStreamWait:
+      op->kind = OpKind::kStreamWait;
+      op->event = e.src;
+      return true;
+    default:
+      op->kind = OpKind::kHostOnly;
+      return true;
+  }
+}
+
+bool feeds_gpu(OpKind kind) { return kind != OpKind::kHostOnly; }
+
+}  // namespace
+
+TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std::pair<uint64_t, uint64_t>>& steps,
+                                const std::vector<SiteSpec>& sites) {
+  TraceProgram out;
+  out.steps = static_cast<uint32_t>(steps.size());
+  if (steps.empty()) return out;
+  const uint64_t begin = steps.front().first, end = steps.back().second;
+
+  // GPU time per call, when the timeline covered the whole run.
+  std::unordered_map<int64_t, uint64_t> gpu_ns;
+  const bool timeline = !trace.gpu_activity.empty() && trace.gpu_windows.empty();
+  if (timeline) {
+    for (const GpuActivity& a : trace.gpu_activity) {
+      const auto kind = static_cast<GpuKind>(a.kind);
+      if (a.event_index < 0 || (kind != GpuKind::kKernel && kind != GpuKind::kMemcpy && kind != GpuKind::kMemset)) {
+        continue;
+      }
+      gpu_ns[a.event_index] += a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0;
+    }
+  }
+  out.gpu_measured = timeline;
+
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> site_of;  // (tid, stack) -> site
+  for (const SiteSpec& s : sites) site_of[{s.tid, s.stack_id}] = s.site;
+
+  // The threads that queue or wait for GPU work inside the steps.
+  std::set<uint32_t> feeding;
+  for (const Event& e : trace.events) {
+    if (e.start_ns < begin || e.start_ns >= end) continue;
+    Op op;
+    if (op_of(e, &op) && feeds_gpu(op.kind)) feeding.insert(e.tid);
+  }
+
+  size_t step = 0;
+  uint64_t previous_end = begin;
+  std::unordered_map<uint32_t, size_t> last_copy_of_thread;  // tid -> op index of its last D2H copy
+  for (size_t i = 0; i < trace.events.size(); ++i) {
+    const Event& e = trace.events[i];
+    if (e.start_ns < begin || e.start_ns >= end || feeding.count(e.tid) == 0) continue;
+    Op op;
+    if (!op_of(e, &op)) continue;
+    while (step + 1 < steps.size() && e.start_ns >= steps[step + 1].first) ++step;
+    op.step = static_cast<uint32_t>(step);
+    // Calls of different threads may overlap: their own time is counted once.
+    op.host_before_ns = e.start_ns > previous_end ? e.start_ns - previous_end : 0;
+    previous_end = std::max(previous_end, e.end_ns);
+    auto found = gpu_ns.find(static_cast<int64_t>(i));
+    op.gpu_ns = found != gpu_ns.end() ? found->second : 0;
+    auto site = site_of.find({e.tid, e.stack_id});
+    op.site = site != site_of.end() ? site->second : 0;
+    if (op.site != 0 && (op.kind == OpKind::kStreamSync || op.kind == OpKind::kDeviceSync)) {
+      // A read-back: the device-to-host copy just before, same thread, same stream.
+      auto copy = last_copy_of_thread.find(e.tid);
+      if (copy != last_copy_of_thread.end() && copy->second + 1 == out.program.ops.size()) {
+        Op& c = out.program.ops[copy->second];
+        if (c.site == 0 && (op.kind == OpKind::kDeviceSync || c.stream == op.stream)) c.site = op.site;
+      }
+    }
+    if (static_cast<Direction>(e.direction) == Direction::kDeviceToHost) {
+      last_copy_of_thread[e.tid] = out.program.ops.size();
+    }
+    out.program.ops.push_back(op);
+    out.event_of_op.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace syncscope::whatif
