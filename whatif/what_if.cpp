@@ -28,6 +28,8 @@ const char* fix_name(Fix fix) {
       return "drop-free-sync";
     case Fix::kSideStream:
       return "side-stream";
+    case Fix::kDropCall:
+      return "drop-call";
   }
   return "?";
 }
@@ -64,6 +66,9 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes) {
         if (op.kind == OpKind::kDeviceSync) op.kind = OpKind::kHostOnly;
         out.ops.push_back(op);
         break;
+      case Fix::kDropCall:
+        carried = op.host_before_ns;
+        continue;
       case Fix::kSideStream: {
         if (op.kind != OpKind::kEnqueue && op.kind != OpKind::kBlockingCopy) {
           out.ops.push_back(op);

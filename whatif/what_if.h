@@ -30,9 +30,13 @@ enum class Fix : uint8_t {
   // waits for compute queued before it, and the compute stream waits for it
   // (an event) before what follows.
   kSideStream,
+  // The call goes altogether, its host time with it: an allocation or free
+  // the caching allocator would have served (allocator churn).
+  kDropCall,
 };
 
-const char* fix_name(Fix fix);  // "read-later", "drop-sync", "pinned-async", "drop-free-sync", "side-stream"
+// "read-later", "drop-sync", "pinned-async", "drop-free-sync", "side-stream", "drop-call"
+const char* fix_name(Fix fix);
 
 struct SiteFix {
   uint32_t site = 0;

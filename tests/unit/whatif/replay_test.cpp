@@ -166,3 +166,26 @@ TEST(WhatIf, SitesWithoutAFixAreUntouched) {
 
 }  // namespace
 }  // namespace syncscope::whatif
+
+namespace syncscope::whatif {
+namespace {
+
+TEST(WhatIf, DropCallRemovesTheCallAndItsHostTime) {
+  Op malloc_call;
+  malloc_call.kind = OpKind::kHostOnly;
+  malloc_call.call_ns = 80 * kUs;
+  malloc_call.host_before_ns = 5 * kUs;
+  malloc_call.site = 9;
+  Op next;
+  next.kind = OpKind::kHostOnly;
+  next.call_ns = 1 * kUs;
+  next.host_before_ns = 2 * kUs;
+  Program p;
+  p.ops = {malloc_call, next};
+  Program fixed = apply_fixes(p, {{9, Fix::kDropCall}});
+  ASSERT_EQ(fixed.ops.size(), 1u);
+  EXPECT_EQ(replay(fixed).host_end_ns[0], 8 * kUs) << "the host's work before it stays, the call's 80 µs go";
+}
+
+}  // namespace
+}  // namespace syncscope::whatif

@@ -1,0 +1,33 @@
+// The fix each finding's prediction assumes.
+#include "whatif/finding_fixes.h"
+
+#include <gtest/gtest.h>
+
+namespace syncscope::whatif {
+namespace {
+
+Finding with(Category category, Cause cause) {
+  Finding f;
+  f.category = category;
+  f.cause = cause;
+  return f;
+}
+
+TEST(FindingFixes, EachCauseHasTheFixItsHintNames) {
+  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kReadBack)), Fix::kReadLater);
+  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kCopyThenSync)), Fix::kReadLater);
+  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kExplicit)), Fix::kDropSync);
+  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kImplicitFree)), Fix::kDropFreeSync);
+  EXPECT_EQ(fix_for(with(Category::kPageableCopy, Cause::kAsyncRequested)), Fix::kPinnedAsync);
+  EXPECT_EQ(fix_for(with(Category::kAllocatorChurn, Cause::kFreeBurst)), Fix::kDropCall);
+  EXPECT_EQ(fix_for(with(Category::kDefaultStream, Cause::kCopyOnComputeStream)), Fix::kSideStream);
+}
+
+TEST(FindingFixes, EveryCauseIsModelled) {
+  for (int c = static_cast<int>(Cause::kReadBack); c <= static_cast<int>(Cause::kLegacyStream); ++c) {
+    EXPECT_TRUE(fix_for(with(Category::kHiddenSync, static_cast<Cause>(c))).has_value()) << cause_name(static_cast<Cause>(c));
+  }
+}
+
+}  // namespace
+}  // namespace syncscope::whatif

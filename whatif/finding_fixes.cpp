@@ -1,0 +1,31 @@
+#include "whatif/finding_fixes.h"
+
+namespace syncscope::whatif {
+
+std::optional<Fix> fix_for(const Finding& finding) {
+  switch (finding.cause) {
+    case Cause::kReadBack:      // read the value later, from an async copy
+    case Cause::kCopyThenSync:  // .to(device, non_blocking=True) from pinned memory
+      return Fix::kReadLater;
+    case Cause::kExplicit:
+      return Fix::kDropSync;
+    case Cause::kImplicitFree:
+      return Fix::kDropFreeSync;
+    case Cause::kSyncCopy:
+    case Cause::kSyncMemset:
+    case Cause::kAsyncRequested:
+    case Cause::kSynchronous:
+      return Fix::kPinnedAsync;
+    case Cause::kFreeBurst:
+    case Cause::kGrowing:
+    case Cause::kVmm:
+    case Cause::kChurn:
+      return Fix::kDropCall;  // served from the caching allocator's pool instead
+    case Cause::kCopyOnComputeStream:
+    case Cause::kLegacyStream:
+      return Fix::kSideStream;
+  }
+  return std::nullopt;
+}
+
+}  // namespace syncscope::whatif
