@@ -1,0 +1,106 @@
+// Issue 27 on the fake runtime: the saving predicted from the broken twin's
+// recording against the saving measured between the twins
+// (examples/cpp/readback_twins.cu), for a GPU-bound and a host-bound loop,
+// with and without the GPU timeline. Timing-sensitive: its executable runs
+// alone (RUN_SERIAL).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "detectors/analysis.h"
+#include "tests/integration/harness.h"
+#include "whatif/finding_predictions.h"
+
+namespace syncscope::testing {
+namespace {
+
+constexpr int kSteps = 150;
+
+double plain_step_us(const std::string& mode, const std::string& variant) {
+  RunResult r = run({example("readback_twins"), mode, variant, std::to_string(kSteps)}, fake_runtime_env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  double step = 0;
+  const size_t at = r.out.find("step_us=");
+  if (at != std::string::npos) step = std::stod(r.out.substr(at + 8));
+  return step;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Measured {
+  double broken_us = 0, fixed_us = 0;
+  double saving_us() const { return broken_us - fixed_us; }
+};
+
+// Three interleaved runs of each twin, medians.
+Measured measure(const std::string& mode) {
+  std::vector<double> broken, fixed;
+  for (int round = 0; round < 3; ++round) {
+    broken.push_back(plain_step_us(mode, "broken"));
+    fixed.push_back(plain_step_us(mode, "fixed"));
+  }
+  return {median(broken), median(fixed)};
+}
+
+const whatif::FindingPrediction* read_back_prediction(const ProcessTrace& trace, const Analysis& analysis,
+                                                      const whatif::Predictions& predictions) {
+  for (size_t i = 0; i < analysis.findings.size(); ++i) {
+    const Finding& f = analysis.findings[i];
+    if (f.phase == Phase::kSteady && f.category == Category::kHiddenSync && f.cause == Cause::kReadBack &&
+        predictions.findings[i]) {
+      return &*predictions.findings[i];
+    }
+  }
+  ADD_FAILURE() << "no predicted steady read-back among " << analysis.findings.size() << " findings";
+  return nullptr;
+}
+
+void check(const std::string& mode, bool timeline) {
+  const Measured measured = measure(mode);
+  // The fake runtime's environment asks for the whole-run GPU timeline;
+  // host-only recordings turn it off.
+  std::map<std::string, std::string> env = fake_runtime_env();
+  if (!timeline) env["SYNCSCOPE_GPU_TIMELINE"] = "0";
+  const std::string dir = fresh_dir("what-if-" + mode + (timeline ? "-timeline" : "-host"));
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir, "--", example("readback_twins"), mode, "broken",
+                     std::to_string(kSteps)},
+                    env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir);
+  ASSERT_EQ(traces.size(), 1u);
+  const ProcessTrace& trace = traces[0];
+  ASSERT_EQ(trace.gpu_activity.empty(), !timeline);
+  const Analysis analysis = analyze(trace);
+  const whatif::Predictions predictions = whatif::predict_findings(trace, analysis);
+  const whatif::FindingPrediction* p = read_back_prediction(trace, analysis, predictions);
+  ASSERT_NE(p, nullptr);
+  const whatif::Prediction& pr = p->prediction;
+  std::printf("%s %s: measured %.0f -> %.0f us (saving %.0f); recorded step %.0f, replayed %.0f; predicted saving "
+              "%.0f..%.0f us (%s)\n",
+              mode.c_str(), timeline ? "timeline" : "host-only", measured.broken_us, measured.fixed_us,
+              measured.saving_us(), pr.recorded_step_ns / 1e3, pr.replayed_step_ns / 1e3, pr.saving_low_ns / 1e3,
+              pr.saving_high_ns / 1e3, whatif::basis_name(pr.basis));
+  EXPECT_EQ(pr.basis, timeline ? whatif::Basis::kMeasured : whatif::Basis::kHostBound);
+  EXPECT_LT(pr.replay_error(), 0.10) << "the replay reproduces the recorded steps";
+  const double saving = measured.saving_us() * 1e3;
+  ASSERT_GT(saving, 0);
+  // Within 25% of the measured saving: the figure, or the interval's ends.
+  EXPECT_GE(pr.saving_high_ns, 0.75 * saving);
+  EXPECT_LE(pr.saving_low_ns, 1.25 * saving);
+  if (timeline) EXPECT_NEAR(pr.saving_low_ns, saving, 0.25 * saving);
+}
+
+TEST(WhatIf, GpuBoundReadBackWithTheGpuTimeline) { check("gpu", true); }
+TEST(WhatIf, HostBoundReadBackWithTheGpuTimeline) { check("host", true); }
+TEST(WhatIf, GpuBoundReadBackFromHostTimingAlone) { check("gpu", false); }
+TEST(WhatIf, HostBoundReadBackFromHostTimingAlone) { check("host", false); }
+
+}  // namespace
+}  // namespace syncscope::testing

@@ -1,0 +1,60 @@
+#include "whatif/finding_predictions.h"
+
+#include <map>
+#include <utility>
+
+#include "whatif/finding_fixes.h"
+#include "whatif/trace_program.h"
+
+namespace syncscope::whatif {
+namespace {
+
+using Steps = std::vector<std::pair<uint64_t, uint64_t>>;
+
+// Each phase's steady steps on the trace clock, by phase index.
+std::map<int, Steps> steps_by_phase(const Analysis& analysis) {
+  std::map<int, Steps> out;
+  for (const StepFigures& s : analysis.step_figures) {
+    out[s.window.phase_index].emplace_back(s.window.start_ns, s.window.end_ns);
+  }
+  return out;
+}
+
+SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid, f.stack_id}; }
+
+}  // namespace
+
+Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis) {
+  Predictions out;
+  out.findings.resize(analysis.findings.size());
+  const std::map<int, Steps> phases = steps_by_phase(analysis);
+  std::map<int, std::vector<std::pair<SiteSpec, Fix>>> fixable_by_phase;
+  for (size_t i = 0; i < analysis.findings.size(); ++i) {
+    const Finding& f = analysis.findings[i];
+    if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
+    auto steps = phases.find(f.phase_index);
+    std::optional<Fix> fix = fix_for(f);
+    if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
+    const uint32_t site = static_cast<uint32_t>(i + 1);
+    TraceProgram program = program_from_trace(trace, steps->second, {site_of(f, site)});
+    const auto n = static_cast<uint32_t>(steps->second.size());
+    out.findings[i] =
+        FindingPrediction{*fix, predict(program.program, {{site, *fix}}, 0, n, program.gpu_measured)};
+    fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
+  }
+  for (const auto& [phase, fixable] : fixable_by_phase) {
+    std::vector<SiteSpec> sites;
+    std::vector<SiteFix> fixes;
+    for (const auto& [spec, fix] : fixable) {
+      sites.push_back(spec);
+      fixes.push_back({spec.site, fix});
+    }
+    const Steps& steps = phases.at(phase);
+    TraceProgram program = program_from_trace(trace, steps, sites);
+    out.phases.push_back(PhasePrediction{
+        phase, predict(program.program, fixes, 0, static_cast<uint32_t>(steps.size()), program.gpu_measured)});
+  }
+  return out;
+}
+
+}  // namespace syncscope::whatif

@@ -1,0 +1,36 @@
+// Each steady finding's predicted saving, and all of a phase's fixed at once
+// (issue 27, docs/what-if.md): the phase's steady steps replayed with and
+// without the finding's fix (finding_fixes.h). A pure function of the trace
+// and its analysis.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "detectors/analysis.h"
+#include "trace/reader.h"
+#include "whatif/prediction.h"
+#include "whatif/what_if.h"
+
+namespace syncscope::whatif {
+
+struct FindingPrediction {
+  Fix fix = Fix::kDropSync;
+  Prediction prediction;
+};
+
+struct PhasePrediction {
+  int phase_index = -1;  // into Analysis::phases
+  Prediction all_fixed;  // every steady finding of the phase fixed
+};
+
+struct Predictions {
+  // Parallel to Analysis::findings: nullopt for findings not predicted
+  // (not steady, no phase, no modelled fix, or a phase without steps).
+  std::vector<std::optional<FindingPrediction>> findings;
+  std::vector<PhasePrediction> phases;
+};
+
+Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis);
+
+}  // namespace syncscope::whatif
