@@ -107,6 +107,44 @@ bool op_of(const Event& e, Op* op) {
 
 bool feeds_gpu(OpKind kind) { return kind != OpKind::kHostOnly; }
 
+// A prediction is "measured" when the timeline gave a time to at least this
+// share of the queued work; else its GPU times are estimated from the host's.
+constexpr double kMeasuredShare = 0.95;
+
+// The same GPU work, for a sampled timeline: a kernel by its function, a
+// copy or memset by API, direction and size.
+struct WorkKey {
+  uint16_t api;
+  uint8_t direction;
+  uint64_t what;  // kernel handle, or bytes
+  bool operator==(const WorkKey& o) const { return api == o.api && direction == o.direction && what == o.what; }
+};
+struct WorkKeyHash {
+  size_t operator()(const WorkKey& k) const { return std::hash<uint64_t>()(k.what * 31 + k.api * 7 + k.direction); }
+};
+
+WorkKey work_key(const Event& e) {
+  const ApiFamily family = api_family(e.api);
+  const bool kernel = family == ApiFamily::kLaunch || family == ApiFamily::kGraphLaunch;
+  return WorkKey{kernel ? uint16_t{0} : e.api, e.direction, kernel ? e.dst : e.bytes};
+}
+
+// The median GPU time of each piece of work the timeline timed.
+std::unordered_map<WorkKey, uint64_t, WorkKeyHash> typical_gpu_ns(const ProcessTrace& trace,
+                                                                  const std::unordered_map<int64_t, uint64_t>& timed) {
+  std::unordered_map<WorkKey, std::vector<uint64_t>, WorkKeyHash> samples;
+  for (const auto& [index, ns] : timed) {
+    if (index < 0 || static_cast<size_t>(index) >= trace.events.size()) continue;
+    samples[work_key(trace.events[static_cast<size_t>(index)])].push_back(ns);
+  }
+  std::unordered_map<WorkKey, uint64_t, WorkKeyHash> out;
+  for (auto& [key, values] : samples) {
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    out[key] = values[values.size() / 2];
+  }
+  return out;
+}
+
 }  // namespace
 
 TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std::pair<uint64_t, uint64_t>>& steps,
@@ -116,19 +154,19 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
   if (steps.empty()) return out;
   const uint64_t begin = steps.front().first, end = steps.back().second;
 
-  // GPU time per call, when the timeline covered the whole run.
+  // GPU time per call from the timeline; with a sampled one, the calls
+  // outside its windows take the median time of the same work inside them.
   std::unordered_map<int64_t, uint64_t> gpu_ns;
-  const bool timeline = !trace.gpu_activity.empty() && trace.gpu_windows.empty();
-  if (timeline) {
-    for (const GpuActivity& a : trace.gpu_activity) {
-      const auto kind = static_cast<GpuKind>(a.kind);
-      if (a.event_index < 0 || (kind != GpuKind::kKernel && kind != GpuKind::kMemcpy && kind != GpuKind::kMemset)) {
-        continue;
-      }
-      gpu_ns[a.event_index] += a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0;
+  for (const GpuActivity& a : trace.gpu_activity) {
+    const auto kind = static_cast<GpuKind>(a.kind);
+    if (a.event_index < 0 || (kind != GpuKind::kKernel && kind != GpuKind::kMemcpy && kind != GpuKind::kMemset)) {
+      continue;
     }
+    gpu_ns[a.event_index] += a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0;
   }
-  out.gpu_measured = timeline;
+  const bool sampled = !trace.gpu_windows.empty();
+  std::unordered_map<WorkKey, uint64_t, WorkKeyHash> typical;
+  if (sampled) typical = typical_gpu_ns(trace, gpu_ns);
 
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> site_of;  // (tid, stack) -> site
   for (const SiteSpec& s : sites) site_of[{s.tid, s.stack_id}] = s.site;
@@ -142,6 +180,7 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
   }
 
   size_t step = 0;
+  size_t queued_ops = 0, timed_ops = 0;
   uint64_t previous_end = begin;
   std::unordered_map<uint32_t, size_t> last_copy_of_thread;  // tid -> op index of its last D2H copy
   for (size_t i = 0; i < trace.events.size(); ++i) {
@@ -155,7 +194,16 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
     op.host_before_ns = e.start_ns > previous_end ? e.start_ns - previous_end : 0;
     previous_end = std::max(previous_end, e.end_ns);
     auto found = gpu_ns.find(static_cast<int64_t>(i));
-    op.gpu_ns = found != gpu_ns.end() ? found->second : 0;
+    if (found != gpu_ns.end()) {
+      op.gpu_ns = found->second;
+    } else if (sampled) {
+      auto same = typical.find(work_key(e));
+      if (same != typical.end()) op.gpu_ns = same->second;
+    }
+    if (op.kind == OpKind::kEnqueue || op.kind == OpKind::kBlockingCopy) {
+      ++queued_ops;
+      if (found != gpu_ns.end() || (sampled && typical.count(work_key(e)) != 0)) ++timed_ops;
+    }
     auto site = site_of.find({e.tid, e.stack_id});
     op.site = site != site_of.end() ? site->second : 0;
     if (op.site != 0 && (op.kind == OpKind::kStreamSync || op.kind == OpKind::kDeviceSync)) {
@@ -172,6 +220,10 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
     out.program.ops.push_back(op);
     out.event_of_op.push_back(i);
   }
+  // Measured when the timeline timed nearly every piece of queued work (a
+  // sampled one: the same kernel, or copy of the same size, in a window).
+  out.gpu_measured = !trace.gpu_activity.empty() && queued_ops > 0 &&
+                     static_cast<double>(timed_ops) >= kMeasuredShare * static_cast<double>(queued_ops);
   return out;
 }
 

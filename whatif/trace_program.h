@@ -1,7 +1,7 @@
 // A recorded process's steady steps as a replayable Program (issue 27,
 // docs/what-if.md, "From a trace"): each call of the threads that feed the
 // GPU, in start order, mapped to an Op; GPU times from the trace's GPU
-// timeline when it covered the whole run.
+// timeline (the same work's median outside a sampled one's windows).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,7 @@ struct TraceProgram {
   Program program;
   std::vector<size_t> event_of_op;  // index into the trace's events, per op
   uint32_t steps = 0;               // the step windows given
-  bool gpu_measured = false;        // every op's gpu_ns came from a GPU timeline covering the whole run
+  bool gpu_measured = false;        // the timeline timed (nearly) every op: see kMeasuredShare
 };
 
 // `steps`: the steady steps' [start, end) on the trace clock, in order; calls

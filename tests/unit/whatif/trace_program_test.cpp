@@ -43,11 +43,12 @@ Recording item_loop(bool with_timeline) {
   if (with_timeline) {
     for (size_t i = 0; i < r.trace.events.size(); ++i) {
       const Event& e = r.trace.events[i];
-      if (api_family(e.api) != ApiFamily::kLaunch) continue;
+      const ApiFamily family = api_family(e.api);
+      if (family != ApiFamily::kLaunch && family != ApiFamily::kCopy) continue;
       GpuActivity a{};
-      a.kind = static_cast<uint8_t>(GpuKind::kKernel);
+      a.kind = static_cast<uint8_t>(family == ApiFamily::kLaunch ? GpuKind::kKernel : GpuKind::kMemcpy);
       a.start_ns = e.end_ns + 5 * kUs;
-      a.end_ns = a.start_ns + 200 * kUs;
+      a.end_ns = a.start_ns + (family == ApiFamily::kLaunch ? 200 : 2) * kUs;
       a.event_index = static_cast<int64_t>(i);
       r.trace.gpu_activity.push_back(a);
     }
@@ -81,9 +82,32 @@ TEST(TraceProgram, GpuTimesComeFromAWholeRunTimeline) {
   TraceProgram p = program_from_trace(r.trace, r.steps, {});
   EXPECT_TRUE(p.gpu_measured);
   EXPECT_EQ(p.program.ops[0].gpu_ns, 200 * kUs);
-  EXPECT_EQ(p.program.ops[5].gpu_ns, 0u);
+  EXPECT_EQ(p.program.ops[4].gpu_ns, 2 * kUs);
+  EXPECT_EQ(p.program.ops[5].gpu_ns, 0u) << "a sync queues nothing";
+}
+
+TEST(TraceProgram, ASampledTimelineTimesTheSameWorkOutsideItsWindows) {
+  Recording r = item_loop(true);
   r.trace.gpu_windows = {{r.steps[0].first, r.steps[5].first}};
-  EXPECT_FALSE(program_from_trace(r.trace, r.steps, {}).gpu_measured) << "a sampled timeline is not every call's";
+  std::vector<GpuActivity> inside;
+  for (const GpuActivity& a : r.trace.gpu_activity) {
+    if (r.trace.events[static_cast<size_t>(a.event_index)].start_ns < r.steps[5].first) inside.push_back(a);
+  }
+  r.trace.gpu_activity = inside;
+  TraceProgram p = program_from_trace(r.trace, r.steps, {});
+  EXPECT_TRUE(p.gpu_measured) << "every kernel and copy ran inside a window too";
+  EXPECT_EQ(p.program.ops[6 * 10].gpu_ns, 200 * kUs) << "step 10's first launch: the same kernel's median";
+  EXPECT_EQ(p.program.ops[6 * 10 + 4].gpu_ns, 2 * kUs);
+}
+
+TEST(TraceProgram, ATimelineMissingWorkIsNoMeasure) {
+  Recording r = item_loop(true);
+  std::vector<GpuActivity> kernels_only;
+  for (const GpuActivity& a : r.trace.gpu_activity) {
+    if (static_cast<GpuKind>(a.kind) == GpuKind::kKernel) kernels_only.push_back(a);
+  }
+  r.trace.gpu_activity = kernels_only;
+  EXPECT_FALSE(program_from_trace(r.trace, r.steps, {}).gpu_measured) << "a fifth of the queued work untimed";
 }
 
 TEST(TraceProgram, CallsOutsideTheStepsAreLeftOut) {
