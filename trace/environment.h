@@ -31,7 +31,7 @@ inline constexpr const char* kGpuTimeline = "SYNCSCOPE_GPU_TIMELINE";    // 1: C
 // (default 1000/10000). Read when SYNCSCOPE_GPU_TIMELINE=1.
 inline constexpr const char* kGpuTimelineSampling = "SYNCSCOPE_GPU_TIMELINE_SAMPLING";
 // "0": CUPTI starts without borrowing the device's primary context (a
-// diagnostic: preload/gpu_timeline/cupti_timeline.cpp, BorrowedContext).
+// diagnostic: preload/gpu_timeline/borrowed_context.h).
 inline constexpr const char* kGpuTimelineBorrowContext = "SYNCSCOPE_GPU_TIMELINE_BORROW_CONTEXT";
 // "0": between sampling windows CUPTI stays attached with its kinds off,
 // instead of being detached (cuptiFinalize) and attached again for the
