@@ -6,7 +6,7 @@
 //   - the recorder's own threads (collector, control endpoint) and its
 //     start-up never record themselves.
 // Set it through InHookScope, so every early return clears it (the hooks'
-// shared body, hook_body.h, is the one exception, for speed).
+// shared body, hooks/hook_body.h, is the one exception, for speed).
 #pragma once
 
 namespace syncscope::preload {

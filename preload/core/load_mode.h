@@ -3,7 +3,7 @@
 //              outrank the CUDA libraries', so every call reaches a hook.
 //   late       dlopen'ed into a running process (`syncscope attach` injects
 //              it): nothing reaches the hooks until import slots are patched
-//              (import_redirection.h), and dlsym(RTLD_NEXT) must not be used
+//              (attach/import_redirection.h), and dlsym(RTLD_NEXT) must not be used
 //              (this library is in no global search list, real_function.h).
 #pragma once
 

@@ -1,6 +1,6 @@
 // Which shared objects the process has loaded, by name: what an attached
-// recorder cannot see depends on it (session.cpp), and CUPTI is looked for
-// beside the loaded CUDA runtime (cupti_locate.cpp).
+// recorder cannot see depends on it (attach/session.cpp), and CUPTI is looked for
+// beside the loaded CUDA runtime (gpu_timeline/cupti_locate.cpp).
 #pragma once
 
 #include <string>

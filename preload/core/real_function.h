@@ -27,7 +27,7 @@
 // 5. Our own exports are never returned, by any rule: a hook calling itself
 //    would recurse forever. An address inside this library is refused.
 //
-// 6. dlsym itself is hooked (hooks_entry_points.cpp hands out driver
+// 6. dlsym itself is hooked (hooks/hooks_entry_points.cpp hands out driver
 //    wrappers from it), and -Bsymbolic-functions binds this library's own
 //    calls to dlsym to that hook. Every lookup here therefore goes through
 //    real_dlsym(), glibc's, so that asking libcuda's handle for

@@ -14,7 +14,7 @@ namespace syncscope::preload {
 // it is already a wrapper. Never allocates; safe to call from any thread.
 void* driver_wrapper_for(const char* requested, void* real, int cuda_version, uint64_t flags, bool exact_name);
 
-// Resolves the real driver function of row `index` (real_function.h) and
+// Resolves the real driver function of row `index` (core/real_function.h) and
 // claims the row for it, unless a pointer handed out through an entry point
 // claimed it first; returns the row's real function.
 void* resolve_real_driver_function(int index);

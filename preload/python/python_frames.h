@@ -1,6 +1,6 @@
 // Python attribution: when the calling thread holds the GIL, the Python
 // frames of a CUDA call (code object and line, innermost first) are captured
-// with the CPython C API, found at run time (real_function.h), so a program
+// with the CPython C API, found at run time (core/real_function.h), so a program
 // without Python pays one failed lookup and nothing more. Code objects are named
 // (file, function, first line) once, when first seen, and kept alive so the
 // cache can never name a recycled address.

@@ -154,7 +154,7 @@ void restore_thread_hook(void* thread_state) {
 
 void route_gil_reacquire_here() {
   // Loaded late, attach redirected these slots with every other hook, and
-  // puts them back when it detaches (import_redirection.h).
+  // puts them back when it detaches (attach/import_redirection.h).
   if (loaded_late()) return;
   const ImportPatch patches[] = {
       {"PyEval_RestoreThread", reinterpret_cast<void*>(&restore_thread_hook)},

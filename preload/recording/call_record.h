@@ -179,7 +179,7 @@ class CallRecord {
     if (after_ == After::kCaptureEnd) capture_ended(event_.stream);  // ends even on failure
     if (event_.stack_id != 0 && python_depth_ == 0) note_frameless_call(thread->tid, event_.end_ns);
     if (defer_python_) {
-      // Python frames once the thread takes the GIL back (python_resume.cpp);
+      // Python frames once the thread takes the GIL back (python/python_resume.cpp);
       // the native-only stack id stays as the fallback.
       route_gil_reacquire_here();
       if (config().aggregate_launches) {

@@ -43,7 +43,7 @@ __attribute__((constructor)) void recorder_init() {
   decide_load_mode();
   set_config(config_from_environment());
   const Config& settings = config();
-  // Knobs that could not be used, one line each (config.cpp).
+  // Knobs that could not be used, one line each (core/config.cpp).
   for (const char* line = settings.knob_warnings; *line != '\0';) {
     const char* end = std::strchr(line, '\n');
     const int length = static_cast<int>(end != nullptr ? end - line : std::strlen(line));

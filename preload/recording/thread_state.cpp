@@ -13,7 +13,7 @@
 namespace syncscope::preload {
 
 __thread ThreadState* tls_state = nullptr;
-__thread bool tls_in_hook = false;  // in_hook.h
+__thread bool tls_in_hook = false;  // core/in_hook.h
 __thread bool tls_thread_exited = false;
 
 namespace {
