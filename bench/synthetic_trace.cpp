@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "preload/launch_aggregator.h"
+#include "preload/recording/launch_aggregator.h"
 #include "trace/api.h"
 #include "trace/format.h"
 #include "trace/writer.h"

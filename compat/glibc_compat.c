@@ -66,7 +66,7 @@ SS_FORWARD(__pthread_key_create, GLIBC_2.2.5);
 /* 2.32 gave pthread_sigmask a new version (libc instead of libpthread). */
 SS_FORWARD(pthread_sigmask, GLIBC_2.2.5);
 /* glibc 2.34 moved libdl into libc the same way. Not dlsym: libsyncscope.so
- * defines its own (preload/hooks_entry_points.cpp), which its calls must reach. */
+ * defines its own (preload/hooks/hooks_entry_points.cpp), which its calls must reach. */
 SS_FORWARD(dlopen, GLIBC_2.2.5);
 SS_FORWARD(dlclose, GLIBC_2.2.5);
 SS_FORWARD(dlvsym, GLIBC_2.2.5);

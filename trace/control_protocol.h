@@ -1,6 +1,6 @@
 // The control protocol between `syncscope attach` (tools/control_client.h)
 // and the recorder of a dormant or injected process
-// (preload/control_endpoint.h). Both sides build and read every line with
+// (preload/attach/control_endpoint.h). Both sides build and read every line with
 // this file, so neither can drift from the other; docs/control-protocol.md
 // describes it for people (transport, messages, replies, errors,
 // versioning).

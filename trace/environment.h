@@ -1,7 +1,7 @@
 // The environment variables through which the launcher (tools/) configures
-// the recorder (preload/config.cpp reads them when the library loads). A
+// the recorder (preload/core/config.cpp reads them when the library loads). A
 // user who sets LD_PRELOAD by hand sets them too, so the names are part of
-// the interface and never change. Values: see preload/config.h.
+// the interface and never change. Values: see preload/core/config.h.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ inline constexpr const char* kGpuTimeline = "SYNCSCOPE_GPU_TIMELINE";    // 1: C
 // (default 1000/10000). Read when SYNCSCOPE_GPU_TIMELINE=1.
 inline constexpr const char* kGpuTimelineSampling = "SYNCSCOPE_GPU_TIMELINE_SAMPLING";
 // "0": CUPTI starts without borrowing the device's primary context (a
-// diagnostic: preload/cupti_timeline.cpp, BorrowedContext).
+// diagnostic: preload/gpu_timeline/borrowed_context.h).
 inline constexpr const char* kGpuTimelineBorrowContext = "SYNCSCOPE_GPU_TIMELINE_BORROW_CONTEXT";
 // "0": between sampling windows CUPTI stays attached with its kinds off,
 // instead of being detached (cuptiFinalize) and attached again for the

@@ -1,5 +1,5 @@
 // The keys of a trace's process facts (kProcess records, trace/format.h):
-// written by the recorder (preload/process_info.cpp, preload/session.cpp),
+// written by the recorder (preload/recording/process_info.cpp, preload/attach/session.cpp),
 // read by the report. Declared once here so the two sides cannot drift; the
 // strings are part of the trace format (docs/trace-format.md), so an
 // existing one never changes.

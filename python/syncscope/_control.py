@@ -1,7 +1,7 @@
 """The recorder's control protocol (docs/control-protocol.md), spoken to the
 recorder in this very process: one request line, one reply line, logfmt
 fields. The lines go through the library's exported `syncscope_control`
-(preload/in_process.cpp), called with ctypes, not through its socket: a
+(preload/attach/in_process.cpp), called with ctypes, not through its socket: a
 process whose recorder Python loaded closes the socket's thread at once
 (`close_endpoint`), so that no thread of the recorder outlives a watch.
 """

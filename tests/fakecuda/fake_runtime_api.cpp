@@ -17,7 +17,7 @@
 #include "fake_kernels.h"
 #include "fake_memory.h"
 #include "fake_streams.h"
-#include "preload/cuda_private_api.h"
+#include "preload/hooks/cuda_private_api.h"
 
 #define FAKE_API extern "C" __attribute__((visibility("default")))
 

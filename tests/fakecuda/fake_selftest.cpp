@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "preload/cuda_private_api.h"
+#include "preload/hooks/cuda_private_api.h"
 #include "tests/fakecuda/nvcc_abi.h"
 
 extern "C" int syncscopeFakeCudaRuntime;

@@ -1,13 +1,13 @@
 // A synthetic event stream as the reporter sees a recorded one by default:
 // its launches folded into runs by the recorder's own aggregator
-// (preload/launch_aggregator.h), the runs folded by the reader
+// (preload/recording/launch_aggregator.h), the runs folded by the reader
 // (fold_launch_run, trace/launch_runs.h), every other call as it was.
 #pragma once
 
 #include <algorithm>
 #include <vector>
 
-#include "preload/launch_aggregator.h"
+#include "preload/recording/launch_aggregator.h"
 #include "trace/launch_runs.h"
 
 namespace syncscope::testing {

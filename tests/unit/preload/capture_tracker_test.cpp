@@ -1,4 +1,4 @@
-#include "preload/capture_tracker.h"
+#include "preload/recording/capture_tracker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "preload/clock.h"
+#include "preload/core/clock.h"
 
 #include <gtest/gtest.h>
 

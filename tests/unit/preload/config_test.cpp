@@ -1,4 +1,4 @@
-#include "preload/config.h"
+#include "preload/core/config.h"
 
 #include <gtest/gtest.h>
 

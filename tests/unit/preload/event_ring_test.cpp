@@ -1,4 +1,4 @@
-#include "preload/event_ring.h"
+#include "preload/recording/event_ring.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// The import patcher (preload/import_patcher.h) on a shared object with
+// The import patcher (preload/attach/import_patcher.h) on a shared object with
 // known imports (tests/inject/elf_fixture.c, linked into this test):
 // libelf_fixture.so calls fixture_import_a through a JUMP_SLOT and reads
 // fixture_import_b's address from a GLOB_DAT slot, both in RELRO pages.
-#include "preload/import_patcher.h"
+#include "preload/attach/import_patcher.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "preload/import_patch.h"
+#include "preload/attach/import_patch.h"
 
 extern "C" int fixture_call_a(void);
 extern "C" int fixture_call_b(void);

@@ -1,8 +1,8 @@
-// The collector's folding of launches into runs (preload/launch_aggregator.h)
+// The collector's folding of launches into runs (preload/recording/launch_aggregator.h)
 // and the reader's unfolding (trace/launch_runs.h): what comes back is every
 // call, in order, with the calls that are not launches untouched, and a
 // repeated step costs a few runs, not a record per launch.
-#include "preload/launch_aggregator.h"
+#include "preload/recording/launch_aggregator.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "preload/pinned_map.h"
+#include "preload/recording/pinned_map.h"
 
 #include <gtest/gtest.h>
 

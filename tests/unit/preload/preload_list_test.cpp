@@ -1,4 +1,4 @@
-#include "preload/preload_list.h"
+#include "preload/core/preload_list.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "preload/stack_table.h"
+#include "preload/recording/stack_table.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "preload/stack_capture.h"
+#include "preload/recording/stack_capture.h"
 #include "trace/format.h"
 
 namespace syncscope::preload {
@@ -47,7 +47,7 @@ TEST(StackTable, PythonFramesAreStackIdentity) {
 }
 
 // An owed event keeps only its native-only stack id; its PCs come back from
-// the table when the Python frames are added (preload/python_resume.cpp).
+// the table when the Python frames are added (preload/python/python_resume.cpp).
 TEST(StackTable, NativeFramesOfAnId) {
   uint64_t native[] = {0x7000, 0x7100, 0x7200};
   uint32_t id = table().intern(native, 3);

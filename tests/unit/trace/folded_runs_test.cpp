@@ -42,7 +42,7 @@ uint64_t sum_host(const std::vector<Event>& events) {
   return n;
 }
 
-// Async memsets join runs (preload/launch_aggregator.cpp): a run of
+// Async memsets join runs (preload/recording/launch_aggregator.cpp): a run of
 // launches and memsets on one stream folds to one event per API, so the API
 // table still counts each API's calls exactly.
 TEST(FoldedRuns, MemsetsInARunFoldApartFromTheLaunches) {

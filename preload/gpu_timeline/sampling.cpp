@@ -1,0 +1,95 @@
+#include "preload/gpu_timeline/sampling.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "preload/core/clock.h"
+#include "preload/core/config.h"
+#include "preload/gpu_timeline/activity_kinds.h"
+#include "preload/gpu_timeline/cupti_detach.h"
+#include "trace/environment.h"
+#include "trace/gpu_record.h"
+#include "trace/process_info_keys.h"
+
+namespace syncscope::preload::cupti {
+namespace {
+
+// The stretch at each end of a window left out of the window recorded: work
+// queued before the kinds came on may still be running after, and work
+// queued just before they go off may finish after (its record may be lost).
+constexpr uint64_t kWindowMarginNs = 100000000ull;
+
+// A window begins now (the kinds already on): when it closes, when the next opens.
+void begin_window(Control& c) {
+  c.window_open_ns = monotonic_ns();
+  c.window_close_ns = c.window_open_ns + c.window_ns;
+  c.next_open_ns += c.period_ns;
+  while (c.next_open_ns <= c.window_close_ns) c.next_open_ns += c.period_ns;  // late drains: skip, never overlap
+}
+
+void open_window(Control& c) {
+  if (!settle_detach(c)) return;  // the next drain tries again
+  if (c.detached && !reattach(c)) return;
+  set_recording(c, true);
+  begin_window(c);
+}
+
+}  // namespace
+
+void close_window(Control& c) {
+  const uint64_t closed = monotonic_ns();
+  set_recording(c, false);
+  if (c.detach_between_windows) {
+    c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // nothing of this window may be left in CUPTI
+    ask_detach(c);
+  }
+  const uint64_t margin = std::min(kWindowMarginNs, c.window_ns / 5);
+  GpuRecord w{};
+  w.kind = static_cast<uint8_t>(GpuKind::kWindow);
+  w.device = -1;
+  w.start_ns = c.window_open_ns + margin;
+  w.end_ns = closed > margin ? closed - margin : 0;
+  if (w.end_ns <= w.start_ns) return;
+  std::lock_guard<std::mutex> lock(g_pending->mutex);
+  g_pending->records.push_back(w);
+}
+
+void advance_sampling(Control& c, uint64_t now) {
+  if (c.period_ns == 0) return;
+  if (c.recording && now >= c.window_close_ns) {
+    close_window(c);
+  } else if (!c.recording && now >= c.next_open_ns) {
+    open_window(c);
+  }
+}
+
+void start_sampling(Control& c) {
+  c.recording = true;
+  c.period_ns = uint64_t{config().gpu_period_ms} * 1000000ull;
+  c.window_ns = uint64_t{config().gpu_window_ms} * 1000000ull;
+  if (c.period_ns == 0) {
+    note(info_key::kGpuTimelineSampling, "full");
+    return;
+  }
+  note(info_key::kGpuTimelineSampling,
+       std::to_string(config().gpu_window_ms) + "/" + std::to_string(config().gpu_period_ms));
+  const char* detach = std::getenv(env::kGpuTimelineDetach);
+  c.detach_between_windows = c.api.finalize != nullptr && c.api.enable_domain != nullptr &&
+                             !(detach != nullptr && std::strcmp(detach, "0") == 0);
+  note(info_key::kGpuTimelineBetweenWindows,
+       c.detach_between_windows ? "detached (cuptiFinalize)" : "attached, kinds off");
+  const uint64_t now = monotonic_ns();
+  const uint64_t delay = uint64_t{config().gpu_first_window_delay_ms} * 1000000ull;
+  c.next_open_ns = now + std::min(delay, c.period_ns - c.window_ns);
+  if (c.next_open_ns == now) {
+    begin_window(c);  // the first window is this one: the kinds stay on
+  } else {
+    set_recording(c, false);
+    ask_detach(c);
+  }
+}
+
+}  // namespace syncscope::preload::cupti
