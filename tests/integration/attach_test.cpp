@@ -139,7 +139,13 @@ TEST(Attach, RunDormantThenAttachAllByPattern) {
   // A duration no other test uses, so the pattern matches this run only.
   Started run_dormant =
       start({syncscope_bin(), "run", "--dormant", "--", example("long_loop"), "5", "23"}, fake_runtime_env());
-  std::this_thread::sleep_for(800ms);
+  // Attach once the program runs with its recorder loaded (the launcher
+  // names its pid), not after a fixed head start a loaded machine outlasts.
+  ASSERT_TRUE(wait_for_text(run_dormant.err_path, "runs as pid", 15s)) << slurp(run_dormant.err_path);
+  const std::string said = slurp(run_dormant.err_path);
+  const size_t digits = said.find("runs as pid ") + std::string("runs as pid ").size();
+  const std::string pid = said.substr(digits, said.find_first_not_of("0123456789", digits) - digits);
+  ASSERT_TRUE(wait_for_text("/proc/" + pid + "/maps", "libcudart", 30s)) << pid;
   RunResult r = attach({"--all", "long_loop 5 23", "-d", "1s", "-o", dir + "/t"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The launcher's command line matches too, but it is no CUDA process.

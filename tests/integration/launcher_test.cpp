@@ -14,6 +14,21 @@
 namespace syncscope::testing {
 namespace {
 
+// Waits until a trace under `dir` holds at least `bytes` (the recorder has
+// flushed calls), so a test interrupts a program that is recording, however
+// slowly a loaded machine started it. False after `limit`.
+bool wait_for_trace(const std::string& dir, uintmax_t bytes, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".sstrace" && entry.file_size(ec) >= bytes) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 TEST(Launcher, PassesTheChildsExitCodeThrough) {
   for (int code : {0, 3, 42}) {
     std::string dir = fresh_dir("exit");
@@ -59,8 +74,9 @@ TEST(Launcher, PrependsToAnExistingLdPreload) {
 TEST(Launcher, ForwardsSigtermAndReportsTheSignal) {
   std::string dir = fresh_dir("signal");
   Started s = start({syncscope_bin(), "run", "-o", dir + "/t", "--", example("long_loop"), "60"}, fake_runtime_env());
-  // Let it record for a while (several flush intervals).
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Let it record for a while (several flush intervals) once it records.
+  EXPECT_TRUE(wait_for_trace(dir + "/t", 4096, std::chrono::seconds(30)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   kill(s.pid, SIGTERM);
   RunResult r = finish(s, 30);
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
@@ -78,7 +94,8 @@ TEST(Launcher, KilledTargetLeavesAReadableTrace) {
   env["SYNCSCOPE_OUTPUT_DIR"] = dir;
   env["SYNCSCOPE_FLUSH_MS"] = "20";
   Started s = start({example("long_loop"), "60"}, env);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_TRUE(wait_for_trace(dir, 4096, std::chrono::seconds(30)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   kill(s.pid, SIGKILL);
   RunResult r = finish(s, 30);
   EXPECT_EQ(r.exit_code, 128 + SIGKILL);
