@@ -72,10 +72,11 @@ TEST(Trust, TracesAreTheOwnersAlone) {
 TEST(Trust, AGroupSignalReachesTheCommandOnce) {
   const std::string script = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/count_signals.py";
   std::string dir = fresh_dir("group-sigint");
-  // timeout's signal at 4 s: Python under the recorder took 1.2 s to start
-  // on a loaded 2-core machine, and a SIGINT before its handler ends it.
-  RunResult r = run({"/usr/bin/timeout", "-s", "INT", "4", syncscope_bin(), "run", "--no-report", "-o", dir + "/t",
-                     "--", "/usr/bin/env", "python3", script, "6"},
+  // timeout's signal at 8 s: Python under the recorder took 1.2 s, and on a
+  // 2-core machine with two builds beside it more than 4 s, to start, and a
+  // SIGINT before its handler ends it. The script syncs for 12 s.
+  RunResult r = run({"/usr/bin/timeout", "-s", "INT", "8", syncscope_bin(), "run", "--no-report", "-o", dir + "/t",
+                     "--", "/usr/bin/env", "python3", script, "12"},
                     fake_runtime_env());
   EXPECT_NE(r.out.find("SIGINT received 1 time(s)"), std::string::npos) << r.out << r.err;
 
@@ -84,7 +85,7 @@ TEST(Trust, AGroupSignalReachesTheCommandOnce) {
   Started s = start({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script,
                      "6", ready},
                     fake_runtime_env());
-  for (int i = 0; i < 400 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 3000 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(fs::exists(ready)) << "the program never got its handler in place";
   kill(s.pid, SIGINT);
   r = finish(s, 60);
