@@ -5,8 +5,8 @@
 #include "detectors/compilation.h"
 #include "detectors/detectors.h"
 #include "detectors/finding_merge.h"
-#include "detectors/segmentation.h"
-#include "detectors/waiters.h"
+#include "segmentation/segmentation.h"
+#include "segmentation/waiters.h"
 
 namespace syncscope {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "detectors/finding.h"
 #include "detectors/gpu_attribution.h"
-#include "detectors/phases.h"
-#include "detectors/steps.h"
+#include "segmentation/phases.h"
+#include "segmentation/steps.h"
 #include "trace/reader.h"
 
 namespace syncscope {

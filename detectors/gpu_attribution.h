@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "detectors/gpu_timeline.h"
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "trace/event.h"
 #include "trace/reader.h"
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "trace/event.h"
 #include "trace/reader.h"
 

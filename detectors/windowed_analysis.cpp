@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "detectors/finding_merge.h"
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 
 namespace syncscope {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "detectors/finding.h"
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "report/site_frames.h"
 #include "report/source_paths.h"
 #include "report/symbolizer.h"

@@ -37,7 +37,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "detectors/steps.h"
+#include "segmentation/steps.h"
 
 namespace CLI {
 class App;

@@ -1,4 +1,4 @@
-#include "detectors/segmentation/pattern_steps.h"
+#include "segmentation/pattern_steps.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "detectors/segmentation/phase_steps.h"
+#include "segmentation/phase_steps.h"
 #include "trace/api.h"
 #include "trace/event.h"
 

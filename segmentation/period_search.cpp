@@ -1,4 +1,4 @@
-#include "detectors/period_search.h"
+#include "segmentation/period_search.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "detectors/segmentation/call_tokens.h"
+#include "segmentation/call_tokens.h"
 
 namespace syncscope::segmentation {
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "detectors/segmentation/call_tokens.h"
-#include "detectors/segmentation/phase_steps.h"
+#include "segmentation/call_tokens.h"
+#include "segmentation/phase_steps.h"
 #include "trace/event.h"
 
 namespace syncscope::segmentation {

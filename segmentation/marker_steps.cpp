@@ -1,10 +1,10 @@
-#include "detectors/segmentation/marker_steps.h"
+#include "segmentation/marker_steps.h"
 
 #include <map>
 #include <unordered_map>
 #include <utility>
 
-#include "detectors/segmentation/call_tokens.h"
+#include "segmentation/call_tokens.h"
 
 namespace syncscope::segmentation {
 namespace {

@@ -1,13 +1,13 @@
 // Further phases (evaluation passes, a loop after the loop): the repeats
 // among the calls picked outside the main phase's ordinary steps
-// (detectors/segmentation/extra_work.h).
+// (segmentation/extra_work.h).
 #pragma once
 
 #include <vector>
 
-#include "detectors/segmentation/call_tokens.h"
-#include "detectors/segmentation/extra_work.h"
-#include "detectors/segmentation/phase_steps.h"
+#include "segmentation/call_tokens.h"
+#include "segmentation/extra_work.h"
+#include "segmentation/phase_steps.h"
 #include "trace/event.h"
 
 namespace syncscope::segmentation {

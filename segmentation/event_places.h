@@ -1,11 +1,11 @@
-// The last step of the segmentation (detectors/segmentation.h): every
+// The last step of the segmentation (segmentation/segmentation.h): every
 // event's place, warm-up, a step of a phase, or teardown.
 #pragma once
 
 #include <vector>
 
-#include "detectors/segmentation.h"
-#include "detectors/segmentation/phase_steps.h"
+#include "segmentation/segmentation.h"
+#include "segmentation/phase_steps.h"
 #include "trace/event.h"
 
 namespace syncscope::segmentation {

@@ -1,4 +1,4 @@
-// The calls the step search reads (detectors/segmentation.h) and the tokens
+// The calls the step search reads (segmentation/segmentation.h) and the tokens
 // it compares them by. Called once per event: small and inline.
 #pragma once
 

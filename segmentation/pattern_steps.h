@@ -1,4 +1,4 @@
-// Steps from a repeating pattern of calls (detectors/period_search.h): step
+// Steps from a repeating pattern of calls (segmentation/period_search.h): step
 // boundaries every `period` calls of each stretch where the period holds.
 #pragma once
 
@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "detectors/period_search.h"
-#include "detectors/segmentation/call_tokens.h"
-#include "detectors/segmentation/phase_steps.h"
+#include "segmentation/period_search.h"
+#include "segmentation/call_tokens.h"
+#include "segmentation/phase_steps.h"
 #include "trace/event.h"
 
 namespace syncscope::segmentation {

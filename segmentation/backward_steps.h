@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "detectors/segmentation/phase_steps.h"
+#include "segmentation/phase_steps.h"
 #include "trace/event.h"
 
 namespace syncscope::segmentation {

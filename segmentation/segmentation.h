@@ -14,11 +14,11 @@
 //     per loss.backward() marker (the same sitecustomize), else per burst of
 //     autograd's backward thread (or per k under gradient accumulation).
 //  2. Otherwise the repeating pattern of calls on the thread that made the
-//     first call (detectors/period_search.h): the dominant period over the
+//     first call (segmentation/period_search.h): the dominant period over the
 //     whole run, not the last loop's.
 //  3. Otherwise a time-based warm-up.
 // A step's time runs from its start to the next step's, the work between
-// included (detectors/phases.h, PhaseInfo::step_ns).
+// included (segmentation/phases.h, PhaseInfo::step_ns).
 // Then evaluation passes: the calls of steps much longer than the median
 // (eval every N steps, checkpoints) and after the last step, searched for a
 // pattern of their own. Their repeats form further phases ("eval"), each
@@ -27,7 +27,7 @@
 // checkpoint): only what comes before the first steady step is warm-up and
 // only what comes after the last step of any phase is teardown.
 //
-// Each of these steps has its own file in detectors/segmentation/ (listed at
+// Each of these steps has its own file in segmentation/ (listed at
 // the top of segmentation.cpp), each threshold a named constant there.
 #pragma once
 
@@ -35,9 +35,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "detectors/finding.h"
-#include "detectors/phases.h"
-#include "detectors/steps.h"
+#include "segmentation/phases.h"
+#include "segmentation/steps.h"
 #include "trace/event.h"
 
 namespace syncscope {
@@ -66,7 +65,7 @@ struct Segmentation {
   std::vector<PhaseInfo> phases;       // main phase first
   std::vector<EventPlace> places;      // one per event
   // Calls attributed to the Python line that waited for them
-  // (detectors/waiters.h), by event index: only calls with a stack and no
+  // (segmentation/waiters.h), by event index: only calls with a stack and no
   // Python frames can be, a few in a trace, so a map rather than a column
   // (8 bytes a call on a trace of 10^8 calls).
   struct Waiter {

@@ -1,5 +1,5 @@
 // The segmentation's order of trust and its last steps. Each source of steps
-// and each later step has its own file in detectors/segmentation/:
+// and each later step has its own file in segmentation/:
 //   call_tokens    the calls searched and their tokens
 //   phase_steps    a phase's steps as they are built, and its summary
 //   marker_steps   1. optimizer-step markers, then NVTX ranges
@@ -8,21 +8,21 @@
 //   extra_work     what the main phase's ordinary steps do not explain
 //   sub_phases     further phases (eval) among that
 //   event_places   every event's place; 3. the time-based fallback
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 
 #include <algorithm>
 #include <string>
 #include <utility>
 
-#include "detectors/period_search.h"
-#include "detectors/segmentation/backward_steps.h"
-#include "detectors/segmentation/call_tokens.h"
-#include "detectors/segmentation/event_places.h"
-#include "detectors/segmentation/extra_work.h"
-#include "detectors/segmentation/marker_steps.h"
-#include "detectors/segmentation/pattern_steps.h"
-#include "detectors/segmentation/phase_steps.h"
-#include "detectors/segmentation/sub_phases.h"
+#include "segmentation/period_search.h"
+#include "segmentation/backward_steps.h"
+#include "segmentation/call_tokens.h"
+#include "segmentation/event_places.h"
+#include "segmentation/extra_work.h"
+#include "segmentation/marker_steps.h"
+#include "segmentation/pattern_steps.h"
+#include "segmentation/phase_steps.h"
+#include "segmentation/sub_phases.h"
 
 namespace syncscope {
 namespace {

@@ -13,7 +13,7 @@
 #include <functional>
 #include <vector>
 
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "trace/event.h"
 
 namespace syncscope {

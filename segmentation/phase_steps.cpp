@@ -1,6 +1,6 @@
-#include "detectors/segmentation/phase_steps.h"
+#include "segmentation/phase_steps.h"
 
-#include "detectors/segmentation/call_tokens.h"
+#include "segmentation/call_tokens.h"
 
 namespace syncscope::segmentation {
 namespace {

@@ -1,4 +1,4 @@
-#include "detectors/segmentation/event_places.h"
+#include "segmentation/event_places.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "detectors/waiters.h"
+#include "segmentation/waiters.h"
 
 #include <algorithm>
 #include <map>

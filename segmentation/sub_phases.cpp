@@ -1,9 +1,9 @@
-#include "detectors/segmentation/sub_phases.h"
+#include "segmentation/sub_phases.h"
 
 #include <algorithm>
 
-#include "detectors/period_search.h"
-#include "detectors/segmentation/pattern_steps.h"
+#include "segmentation/period_search.h"
+#include "segmentation/pattern_steps.h"
 
 namespace syncscope::segmentation {
 namespace {

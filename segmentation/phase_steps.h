@@ -1,5 +1,5 @@
 // A phase as the step search builds it: its steady steps as time intervals,
-// the stretches of the run it covers, and what detectors/phases.h reports
+// the stretches of the run it covers, and what segmentation/phases.h reports
 // of it once finished.
 #pragma once
 
@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "detectors/phases.h"
-#include "detectors/steps.h"
+#include "segmentation/phases.h"
+#include "segmentation/steps.h"
 
 namespace syncscope::segmentation {
 

@@ -1,6 +1,18 @@
-#include "detectors/phases.h"
+#include "segmentation/phases.h"
 
 namespace syncscope {
+
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::kWarmup:
+      return "warmup";
+    case Phase::kSteady:
+      return "steady";
+    case Phase::kTeardown:
+      return "teardown";
+  }
+  return "unknown";
+}
 
 const char* step_source_name(StepSource s) {
   switch (s) {

@@ -1,6 +1,6 @@
 // The program's structure: the recurring phases of a run (the training loop,
 // evaluation passes) and the steps of each. Computed once per process by
-// detectors/segmentation and shared by every detector and renderer.
+// segmentation/segmentation.h and shared by every detector and renderer.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,11 @@
 #include <unordered_map>
 
 namespace syncscope {
+
+// Where an event (or a finding) sits in the run: before the first steady
+// step, in a step of a recurring phase, or after the last step.
+enum class Phase { kWarmup, kSteady, kTeardown };
+const char* phase_name(Phase p);  // "warmup", "steady", "teardown"
 
 // How a phase's steps were found, most trusted first.
 enum class StepSource {

@@ -1,11 +1,11 @@
-#include "detectors/segmentation/backward_steps.h"
+#include "segmentation/backward_steps.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "detectors/period_search.h"
-#include "detectors/segmentation/call_tokens.h"
-#include "detectors/segmentation/marker_steps.h"
+#include "segmentation/period_search.h"
+#include "segmentation/call_tokens.h"
+#include "segmentation/marker_steps.h"
 
 namespace syncscope::segmentation {
 namespace {

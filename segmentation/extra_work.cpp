@@ -1,4 +1,4 @@
-#include "detectors/segmentation/extra_work.h"
+#include "segmentation/extra_work.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -1,6 +1,6 @@
 // Steady-state steps of a run, in the form every detector uses: where
 // warm-up ends, how many steps follow and how long each takes. The rule that
-// finds them lives in detectors/segmentation.h (segment_run(...).main).
+// finds them lives in segmentation/segmentation.h (segment_run(...).main).
 #pragma once
 
 #include <cstdint>
