@@ -187,12 +187,12 @@ std::string step_chart(const ProcessReport& p, size_t index) {
 
 std::string memory_chart(const ProcessReport& p) {
   const ProcessTrace& t = *p.trace;
-  if (t.read_in_windows > 0) return "";  // no calls kept to draw it from (report --between draws a stretch)
+  // A trace read in windows keeps no calls to draw it from: no points
+  // (report --between draws a stretch).
   const DeviceMemory memory = device_memory(t);
-  if (memory.points.empty() || t.events.empty()) return "";
-  const uint64_t origin = t.events.front().start_ns;
-  uint64_t end = origin;
-  for (const Event& e : t.events) end = std::max(end, e.end_ns);
+  if (memory.points.empty() || !p.span.any) return "";
+  const uint64_t origin = p.span.start_ns;
+  const uint64_t end = std::max(origin, p.span.end_ns);
   const double seconds = static_cast<double>(end - origin) / 1e9;
   std::vector<LinePoint> points;
   const auto at = [&](uint64_t ns) { return static_cast<double>(ns > origin ? ns - origin : 0) / 1e9; };
@@ -224,7 +224,7 @@ std::string memory_chart(const ProcessReport& p) {
 std::string process_section(const ProcessReport& p, const Report& report) {
   const ProcessTrace& t = *p.trace;
   std::string out = "<section class=\"process\"><h2>" + html_escape(p.label()) + "</h2>" + header(p);
-  if (t.events.empty()) return out + "<p>Every call was dropped: nothing more to show.</p></section>";
+  if (!p.span.any) return out + "<p>Every call was dropped: nothing more to show.</p></section>";
   bool charts = false;
   for (size_t i = 0; i < p.analysis.phases.size(); ++i) {
     const std::string chart = step_chart(p, i);

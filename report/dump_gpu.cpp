@@ -1,4 +1,4 @@
-#include "tools/dump_gpu.h"
+#include "report/dump_gpu.h"
 
 #include <algorithm>
 #include <map>
