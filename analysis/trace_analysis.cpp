@@ -79,12 +79,12 @@ absl::StatusOr<AnalysedTrace> analyze_trace(const std::string& file, const Trace
   // A GPU timeline is joined to the events of the whole trace: read whole.
   if (!too_long || stream.has_gpu_work()) {
     ProcessTrace trace = stream.read_whole();
-    if (options.between) restrict_to_window(trace, options.between->first, options.between->second);
+    if (options.between) restrict_to_stretch(trace, options.between->first, options.between->second);
     return analyze_read_trace(std::move(trace), options.steps);
   }
   if (options.between) {
     ProcessTrace trace = read_stretch(stream, options.window_events, *options.between);
-    restrict_to_window(trace, options.between->first, options.between->second);
+    restrict_to_stretch(trace, options.between->first, options.between->second);
     return analyze_read_trace(std::move(trace), options.steps);
   }
   return analyze_in_windows(stream, options);
