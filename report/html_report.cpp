@@ -138,8 +138,8 @@ std::string step_chart(const ProcessReport& p, size_t index) {
   std::vector<const StepFigures*> steps;
   for (const StepFigures& s : a.step_figures) {
     // With a sampled timeline only the measured steps have GPU bars.
-    if (a.gpu_timeline && !s.window.gpu_timed) continue;
-    if (s.window.phase_index >= 0 && static_cast<size_t>(s.window.phase_index) == index) steps.push_back(&s);
+    if (a.gpu_timeline && !s.span.gpu_timed) continue;
+    if (s.span.phase_index >= 0 && static_cast<size_t>(s.span.phase_index) == index) steps.push_back(&s);
   }
   if (steps.empty()) return "";
   const bool gpu = a.gpu_timeline;
@@ -152,7 +152,7 @@ std::string step_chart(const ProcessReport& p, size_t index) {
     uint64_t span = 0;
     for (size_t k = first; k <= last; ++k) {
       const StepFigures& s = *steps[k];
-      const uint64_t length = s.window.end_ns - s.window.start_ns;
+      const uint64_t length = s.span.end_ns - s.span.start_ns;
       span += length;
       if (gpu) {
         values[0] += static_cast<double>(s.gpu_busy_ns);
@@ -163,9 +163,9 @@ std::string step_chart(const ProcessReport& p, size_t index) {
         values[1] += static_cast<double>(length - blocked);
       }
     }
-    std::string title = a.phases[index].name + " step " + std::to_string(steps[first]->window.step);
+    std::string title = a.phases[index].name + " step " + std::to_string(steps[first]->span.step);
     if (last > first)
-      title += "–" + std::to_string(steps[last]->window.step) + " (mean of " + std::to_string(last - first + 1) + ")";
+      title += "–" + std::to_string(steps[last]->span.step) + " (mean of " + std::to_string(last - first + 1) + ")";
     title += ": " + format_duration(span / (last - first + 1));
     for (size_t s = 0; s < values.size(); ++s) {
       if (values[s] > 0)
@@ -174,8 +174,8 @@ std::string step_chart(const ProcessReport& p, size_t index) {
     chart.bars.push_back(std::move(values));
     chart.titles.push_back(std::move(title));
   }
-  chart.first_label = "step " + std::to_string(steps.front()->window.step);
-  chart.last_label = "step " + std::to_string(steps.back()->window.step);
+  chart.first_label = "step " + std::to_string(steps.front()->span.step);
+  chart.last_label = "step " + std::to_string(steps.back()->span.step);
   std::string out = "<h3>" + html_escape(a.phases[index].name) + ": " +
                     (gpu ? "GPU busy and idle by cause, per step" : "host blocked per step") +
                     (gpu && sampled_steps_only(a, index) ? " (the steps inside the timeline's sampling windows)" : "") +

@@ -89,9 +89,9 @@ bool shows_stream(const Event& e) {
 std::pair<uint64_t, uint64_t> main_steps(const Analysis& analysis) {
   uint64_t first = analysis.steps.steady_start_ns, last = analysis.steps.steady_end_ns;
   for (const StepFigures& s : analysis.step_figures) {
-    if (s.window.phase_index != 0) continue;
-    first = std::min(first, s.window.start_ns);
-    last = std::max(last, s.window.end_ns);
+    if (s.span.phase_index != 0) continue;
+    first = std::min(first, s.span.start_ns);
+    last = std::max(last, s.span.end_ns);
   }
   return {first, last};
 }
@@ -179,7 +179,7 @@ void Writer::collect() {
     }
     const Analysis& analysis = process.analysis;
     for (size_t i = 0; i < analysis.step_figures.size(); ++i) {
-      items_.push_back({analysis.step_figures[i].window.start_ns, process_index, ItemKind::kStep, 0, i});
+      items_.push_back({analysis.step_figures[i].span.start_ns, process_index, ItemKind::kStep, 0, i});
     }
     if (analysis.steps.detected && analysis.steps.steps > 0 && process.span.any) {
       items_.push_back({process.span.start_ns, process_index, ItemKind::kWarmup, 0, 0});
@@ -334,13 +334,13 @@ json Writer::gpu_event(size_t process, const GpuActivity& a) {
 
 json Writer::step_event(size_t process, const StepFigures& s) const {
   const Analysis& analysis = report_.processes[process].analysis;
-  const auto phase = static_cast<size_t>(s.window.phase_index);
+  const auto phase = static_cast<size_t>(s.span.phase_index);
   const std::string phase_name = phase < analysis.phases.size() ? analysis.phases[phase].name : "phase";
   json args = {{"phase", phase_name},
-               {"step", s.window.step},
+               {"step", s.span.step},
                {"host_blocked_us", static_cast<double>(s.host_blocked_ns) / 1e3}};
-  if (analysis.gpu_timeline && s.window.gpu_timed) {
-    const uint64_t span = s.window.end_ns - s.window.start_ns;
+  if (analysis.gpu_timeline && s.span.gpu_timed) {
+    const uint64_t span = s.span.end_ns - s.span.start_ns;
     args["gpu_busy_us"] = static_cast<double>(s.gpu_busy_ns) / 1e3;
     args["gpu_busy_share"] = span ? static_cast<double>(s.gpu_busy_ns) / static_cast<double>(span) : 0.0;
     json idle = json::object();
@@ -349,8 +349,8 @@ json Writer::step_event(size_t process, const StepFigures& s) const {
     }
     args["gpu_idle_us_by_cause"] = std::move(idle);
   }
-  return complete("step", phase_name + " step " + std::to_string(s.window.step), ids_[process].pid,
-                  kStepsTid + s.window.phase_index, s.window.start_ns, s.window.end_ns, std::move(args));
+  return complete("step", phase_name + " step " + std::to_string(s.span.step), ids_[process].pid,
+                  kStepsTid + s.span.phase_index, s.span.start_ns, s.span.end_ns, std::move(args));
 }
 
 json Writer::finding_args(size_t process, size_t index) const {
