@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "trace/api.h"
 
 namespace syncscope {

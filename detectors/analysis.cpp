@@ -5,8 +5,8 @@
 #include "detectors/compilation.h"
 #include "detectors/detectors.h"
 #include "detectors/finding_merge.h"
-#include "detectors/segmentation.h"
-#include "detectors/waiters.h"
+#include "segmentation/segmentation.h"
+#include "segmentation/waiters.h"
 
 namespace syncscope {
 namespace {
@@ -14,17 +14,17 @@ namespace {
 // The steps' windows (by phase, then step) with their GPU busy time (gpu_time_per_step) and idle
 // time by cause (the attribution's gaps, which carry their step); host time
 // is added from the findings once they are known.
-std::vector<StepFigures> step_figures(const ProcessTrace& trace, const std::vector<StepWindow>& windows,
+std::vector<StepFigures> step_figures(const ProcessTrace& trace, const std::vector<StepSpan>& windows,
                                       const std::vector<GpuIdleGap>* gaps) {
   std::vector<StepFigures> out(windows.size());
-  for (size_t i = 0; i < windows.size(); ++i) out[i].window = windows[i];
+  for (size_t i = 0; i < windows.size(); ++i) out[i].span = windows[i];
   if (gaps == nullptr) return out;  // no GPU timeline
   const std::vector<GpuStepTime> busy = gpu_time_per_step(trace.gpu_activity, windows);
   for (size_t i = 0; i < busy.size(); ++i) out[i].gpu_busy_ns = windows[i].gpu_timed ? busy[i].busy_ns : 0;
   // Gaps come by step window, in the windows' order.
   size_t w = 0;
   for (const GpuIdleGap& gap : *gaps) {
-    while (w < out.size() && (out[w].window.phase_index != gap.phase_index || out[w].window.step != gap.step)) ++w;
+    while (w < out.size() && (out[w].span.phase_index != gap.phase_index || out[w].span.step != gap.step)) ++w;
     if (w == out.size()) break;
     out[w].gpu_idle_by_cause[static_cast<size_t>(gap.cause)] += gap.end_ns - gap.start_ns;
   }
@@ -45,7 +45,7 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
       },
       &segmentation);
   // The steps' windows, once: for the GPU attribution and the per-step figures.
-  const std::vector<StepWindow> windows = step_windows(trace.events, segmentation, trace.gpu_windows);
+  const std::vector<StepSpan> windows = step_spans(trace.events, segmentation, trace.gpu_windows);
   GpuAttribution gpu;
   if (has_gpu_work(trace.gpu_activity)) {
     gpu = attribute_gpu_time(trace.events, segmentation, trace.gpu_activity, windows);
@@ -89,9 +89,9 @@ void add_blocked_time(Analysis* a) {
     for (const FindingStepCount& s : f.step_counts) {
       auto it = std::lower_bound(a->step_figures.begin(), a->step_figures.end(), std::make_pair(f.phase_index, s.step),
                                  [](const StepFigures& x, std::pair<int, uint32_t> key) {
-                                   return std::make_pair(int{x.window.phase_index}, x.window.step) < key;
+                                   return std::make_pair(int{x.span.phase_index}, x.span.step) < key;
                                  });
-      if (it != a->step_figures.end() && it->window.phase_index == f.phase_index && it->window.step == s.step) {
+      if (it != a->step_figures.end() && it->span.phase_index == f.phase_index && it->span.step == s.step) {
         it->host_blocked_ns += s.blocked_ns;
       }
     }

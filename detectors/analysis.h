@@ -6,20 +6,20 @@
 
 #include "detectors/finding.h"
 #include "detectors/gpu_attribution.h"
-#include "detectors/phases.h"
-#include "detectors/steps.h"
+#include "segmentation/phases.h"
+#include "segmentation/steps.h"
 #include "trace/reader.h"
 
 namespace syncscope {
 
-// One steady step for the pictures (report/html_report.h): its window, the
+// One steady step for the pictures (report/html_report.h): its span, the
 // host time the findings summed in Analysis::blocked_ns_per_step cost in it,
 // and, with a GPU timeline, the GPU's busy time and idle time by cause.
 struct StepFigures {
-  StepWindow window;
+  StepSpan span;
   uint64_t host_blocked_ns = 0;
   uint64_t gpu_busy_ns = 0;
-  std::array<uint64_t, kGpuIdleCauses> gpu_idle_by_cause{};  // sums to the window less gpu_busy_ns
+  std::array<uint64_t, kGpuIdleCauses> gpu_idle_by_cause{};  // sums to the span less gpu_busy_ns
 };
 
 struct Analysis {

@@ -6,7 +6,7 @@
 // holds them is an interrupted step, not the program's steady state.
 #pragma once
 
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "trace/reader.h"
 
 namespace syncscope {

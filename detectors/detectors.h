@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "detectors/finding.h"
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "trace/event.h"
 
 namespace syncscope {

@@ -16,16 +16,4 @@ const char* category_name(Category c) {
   return "unknown";
 }
 
-const char* phase_name(Phase p) {
-  switch (p) {
-    case Phase::kWarmup:
-      return "warmup";
-    case Phase::kSteady:
-      return "steady";
-    case Phase::kTeardown:
-      return "teardown";
-  }
-  return "unknown";
-}
-
 }  // namespace syncscope

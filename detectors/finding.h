@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "detectors/cause.h"
+#include "segmentation/phases.h"
 
 namespace syncscope {
 
@@ -27,10 +28,8 @@ struct FindingOccurrence {
 // Occurrences kept per finding: enough to mark each on a timeline of a
 // short run, bounded so a site hit every step of a long one stays small.
 inline constexpr size_t kMaxFindingOccurrences = 200;
-enum class Phase { kWarmup, kSteady, kTeardown };
 
 const char* category_name(Category c);  // "hidden-sync", "pageable-copy", ...
-const char* phase_name(Phase p);        // "warmup", "steady", "teardown"
 
 struct Finding {
   Category category = Category::kHiddenSync;
@@ -52,7 +51,7 @@ struct Finding {
   std::string hint;     // what to do about it
   double severity = 0;  // ranking key: host time lost per step relative to step time
 
-  // Where in the program's structure it happens (detectors/phases.h).
+  // Where in the program's structure it happens (segmentation/phases.h).
   int phase_index = -1;        // into Analysis::phases (the recurring phase it belongs to); -1: none
   uint64_t steps_with = 0;     // steps of that phase in which the site occurred
   uint64_t every_n_steps = 0;  // >1: it recurs every N steps (periodic logging, eval every N); 0/1: every step

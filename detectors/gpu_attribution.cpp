@@ -127,7 +127,7 @@ struct Piece {
 };
 
 // Attributes one idle gap [g0, g1) to the host's calls; appends its pieces.
-void attribute_gap(const HostCalls& calls, uint64_t g0, uint64_t g1, const StepWindow& w,
+void attribute_gap(const HostCalls& calls, uint64_t g0, uint64_t g1, const StepSpan& w,
                    std::vector<GpuIdleGap>& out) {
   const auto first_from = [&](uint64_t t) {
     return static_cast<size_t>(std::lower_bound(calls.start.begin(), calls.start.end(), t) - calls.start.begin());
@@ -234,11 +234,11 @@ bool has_gpu_work(const std::vector<GpuActivity>& activity) {
 
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
                                   const std::vector<GpuActivity>& activity, const TimeSpans& gpu_windows) {
-  return attribute_gpu_time(events, segmentation, activity, step_windows(events, segmentation, gpu_windows));
+  return attribute_gpu_time(events, segmentation, activity, step_spans(events, segmentation, gpu_windows));
 }
 
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
-                                  const std::vector<GpuActivity>& activity, const std::vector<StepWindow>& steps) {
+                                  const std::vector<GpuActivity>& activity, const std::vector<StepSpan>& steps) {
   GpuAttribution out;
   out.per_event.resize(events.size());
   std::vector<Interval> work;
@@ -255,7 +255,7 @@ GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmen
   const HostCalls calls = issuing_calls(events, segmentation);
   std::map<int16_t, GpuPhaseFigures> phases;
   std::set<std::pair<int16_t, uint32_t>> untimed;  // (phase, step) outside every sampling window
-  for (const StepWindow& w : steps) {
+  for (const StepSpan& w : steps) {
     GpuPhaseFigures& phase = phases[w.phase_index];
     phase.phase_index = w.phase_index;
     if (!w.gpu_timed) {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "detectors/gpu_timeline.h"
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "trace/event.h"
 #include "trace/reader.h"
 
@@ -93,10 +93,10 @@ bool has_gpu_work(const std::vector<GpuActivity>& activity);
 // window are measured; the figures are theirs, per timed step.
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
                                   const std::vector<GpuActivity>& activity, const TimeSpans& gpu_windows = {});
-// The same with the steps' windows already made (step_windows, with the
+// The same with the steps' spans already made (step_spans, with the
 // trace's sampling windows): the analysis makes them once for this and the
 // per-step figures.
 GpuAttribution attribute_gpu_time(const std::vector<Event>& events, const Segmentation& segmentation,
-                                  const std::vector<GpuActivity>& activity, const std::vector<StepWindow>& steps);
+                                  const std::vector<GpuActivity>& activity, const std::vector<StepSpan>& steps);
 
 }  // namespace syncscope

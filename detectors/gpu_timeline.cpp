@@ -10,7 +10,7 @@
 
 namespace syncscope {
 
-std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Segmentation& segmentation,
+std::vector<StepSpan> step_spans(const std::vector<Event>& events, const Segmentation& segmentation,
                                      const TimeSpans& gpu_windows) {
   // First call of each (phase, step).
   std::map<std::pair<int16_t, uint32_t>, uint64_t> first;
@@ -21,9 +21,9 @@ std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Seg
     auto it = first.find(key);
     if (it == first.end() || events[i].start_ns < it->second) first[key] = events[i].start_ns;
   }
-  std::vector<StepWindow> windows;
+  std::vector<StepSpan> windows;
   for (auto it = first.begin(); it != first.end(); ++it) {
-    StepWindow w;
+    StepSpan w;
     w.phase_index = it->first.first;
     w.step = it->first.second;
     w.start_ns = it->second;
@@ -41,7 +41,7 @@ std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Seg
 }
 
 std::vector<GpuStepTime> gpu_time_per_step(const std::vector<GpuActivity>& activity,
-                                           const std::vector<StepWindow>& windows) {
+                                           const std::vector<StepSpan>& windows) {
   std::vector<Interval> all, kernels, copies, memsets;
   for (const GpuActivity& a : activity) {
     if (a.end_ns <= a.start_ns) continue;
@@ -71,9 +71,9 @@ std::vector<GpuStepTime> gpu_time_per_step(const std::vector<GpuActivity>& activ
   };
   std::vector<GpuStepTime> out;
   out.reserve(windows.size());
-  for (const StepWindow& w : windows) {
+  for (const StepSpan& w : windows) {
     GpuStepTime t;
-    t.window = w;
+    t.span = w;
     t.busy_ns = union_within(busy, w.start_ns, w.end_ns);
     t.idle_ns = (w.end_ns - w.start_ns) - t.busy_ns;
     t.kernel_ns = union_within(kernel_union, w.start_ns, w.end_ns);
@@ -89,7 +89,7 @@ std::vector<GpuStepTime> gpu_time_per_step(const std::vector<GpuActivity>& activ
 
 std::vector<GpuPhaseTime> gpu_time_per_phase(const std::vector<GpuStepTime>& steps) {
   std::map<int16_t, std::vector<const GpuStepTime*>> by_phase;
-  for (const GpuStepTime& s : steps) by_phase[s.window.phase_index].push_back(&s);
+  for (const GpuStepTime& s : steps) by_phase[s.span.phase_index].push_back(&s);
   std::vector<GpuPhaseTime> out;
   for (const auto& [phase, list] : by_phase) {
     GpuPhaseTime p;

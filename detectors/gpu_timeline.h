@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "trace/event.h"
 #include "trace/reader.h"
 
@@ -16,42 +16,42 @@ namespace syncscope {
 
 // One steady step: from its first call to the next step's first call (the
 // phase's end for its last step).
-struct StepWindow {
+struct StepSpan {
   int16_t phase_index = -1;  // into Segmentation::phases
   uint32_t step = 0;
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
-  // Inside one of the sampled timeline's windows, so its GPU figures are
+  // Inside one of the sampled timeline's bursts, so its GPU figures are
   // whole; always true with a full timeline (docs/gpu-timeline.md, "Sampling").
   bool gpu_timed = true;
 };
 
 using TimeSpans = std::vector<std::pair<uint64_t, uint64_t>>;
 
-// events sorted by start (as segmented); windows sorted by phase, then step.
-// gpu_windows: the trace's sorted sampling windows (ProcessTrace::gpu_windows),
+// events sorted by start (as segmented); spans sorted by phase, then step.
+// gpu_windows: the trace's sorted sampling bursts (ProcessTrace::gpu_windows),
 // empty when the whole run was covered.
-std::vector<StepWindow> step_windows(const std::vector<Event>& events, const Segmentation& segmentation,
+std::vector<StepSpan> step_spans(const std::vector<Event>& events, const Segmentation& segmentation,
                                      const TimeSpans& gpu_windows = {});
 
 struct GpuStepTime {
-  StepWindow window;
-  uint64_t busy_ns = 0;                           // union of every kernel, copy and memset inside the window
-  uint64_t idle_ns = 0;                           // window length - busy_ns
+  StepSpan span;
+  uint64_t busy_ns = 0;                           // union of every kernel, copy and memset inside the span
+  uint64_t idle_ns = 0;                           // span length - busy_ns
   uint64_t kernel_ns = 0;                         // union of kernels only
   uint64_t copy_ns = 0;                           // union of copies only
   uint64_t memset_ns = 0;                         // union of memsets only
-  uint32_t kernels = 0, copies = 0, memsets = 0;  // records starting in the window
+  uint32_t kernels = 0, copies = 0, memsets = 0;  // records starting in the span
   double busy_fraction() const {
-    uint64_t span = window.end_ns - window.start_ns;
-    return span == 0 ? 0.0 : static_cast<double>(busy_ns) / static_cast<double>(span);
+    const uint64_t length = span.end_ns - span.start_ns;
+    return length == 0 ? 0.0 : static_cast<double>(busy_ns) / static_cast<double>(length);
   }
 };
 
 // Synchronisation records (host waits) and API records are not GPU work and
 // are ignored; work on every device and stream counts once (a union).
 std::vector<GpuStepTime> gpu_time_per_step(const std::vector<GpuActivity>& activity,
-                                           const std::vector<StepWindow>& windows);
+                                           const std::vector<StepSpan>& spans);
 
 struct GpuPhaseTime {
   int16_t phase_index = -1;

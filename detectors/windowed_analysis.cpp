@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "detectors/finding_merge.h"
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 
 namespace syncscope {
 namespace {
@@ -86,12 +86,12 @@ void WindowedAnalysis::add(const ProcessTrace& tables, std::vector<Event> window
   add_findings(a, phase_map, first, last);
   for (const StepFigures& s : a.step_figures) {
     if (step_figures_.size() >= kMaxStepFigures) break;
-    if (s.window.phase_index < 0 || static_cast<size_t>(s.window.phase_index) >= phase_map.size()) continue;
+    if (s.span.phase_index < 0 || static_cast<size_t>(s.span.phase_index) >= phase_map.size()) continue;
     StepFigures moved = s;
     moved.host_blocked_ns = 0;  // from the merged findings' steps, in analysis()
-    const int merged = phase_map[static_cast<size_t>(s.window.phase_index)];
-    moved.window.phase_index = static_cast<int16_t>(merged);
-    moved.window.step += static_cast<uint32_t>(phase_steps_before_[static_cast<size_t>(merged)]);
+    const int merged = phase_map[static_cast<size_t>(s.span.phase_index)];
+    moved.span.phase_index = static_cast<int16_t>(merged);
+    moved.span.step += static_cast<uint32_t>(phase_steps_before_[static_cast<size_t>(merged)]);
     step_figures_.push_back(moved);
   }
   // Step numbers go on in the next window.
@@ -254,14 +254,14 @@ Analysis WindowedAnalysis::analysis() const {
   }
   std::stable_sort(a.findings.begin(), a.findings.end(), ranks_before);
   for (const StepFigures& figures : step_figures_) {
-    const size_t p = static_cast<size_t>(figures.window.phase_index);
+    const size_t p = static_cast<size_t>(figures.span.phase_index);
     if (p > 0 && phase_to[p] == 0) continue;  // a phase that is no more
     a.step_figures.push_back(figures);
-    a.step_figures.back().window.phase_index = static_cast<int16_t>(phase_to[p]);
+    a.step_figures.back().span.phase_index = static_cast<int16_t>(phase_to[p]);
   }
   std::stable_sort(a.step_figures.begin(), a.step_figures.end(), [](const StepFigures& x, const StepFigures& y) {
-    return std::make_pair(int{x.window.phase_index}, x.window.step) <
-           std::make_pair(int{y.window.phase_index}, y.window.step);
+    return std::make_pair(int{x.span.phase_index}, x.span.step) <
+           std::make_pair(int{y.span.phase_index}, y.span.step);
   });
   add_blocked_time(&a);
   return a;

@@ -1,5 +1,6 @@
 #include "policy/gate.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "policy/category_list.h"
@@ -52,6 +53,16 @@ std::vector<CategoryVerdict> judge(const GatePolicy& policy, const std::map<Cate
     out.push_back(v);
   }
   return out;
+}
+
+bool counts_against_gate(const GatePolicy& policy, Phase phase, bool suppressed, bool known) {
+  const bool in_phase = phase == Phase::kSteady || policy.include_warmup;
+  return in_phase && !suppressed && !known;
+}
+
+uint64_t gated_steps(const GatePolicy& policy, uint64_t steady_steps, double step_ns, uint64_t run_ns) {
+  if (steady_steps == 0 || !policy.include_warmup || step_ns <= 0 || run_ns == 0) return steady_steps;
+  return std::max<uint64_t>(steady_steps, static_cast<uint64_t>(static_cast<double>(run_ns) / step_ns));
 }
 
 }  // namespace syncscope

@@ -58,4 +58,13 @@ struct CategoryVerdict {
 std::vector<CategoryVerdict> judge(const GatePolicy& policy, const std::map<Category, CategoryTally>& tallies,
                                    uint64_t steps);
 
+// Whether a finding counts against the gate: in steady state (any phase
+// with --include-warmup), not suppressed, not in the baseline.
+bool counts_against_gate(const GatePolicy& policy, Phase phase, bool suppressed, bool known);
+
+// The steps per-step budgets divide by: the steps the counted findings
+// span. The steady steps, or with --include-warmup every step of the run
+// (the steady steps scaled to the run's length, `run_ns`).
+uint64_t gated_steps(const GatePolicy& policy, uint64_t steady_steps, double step_ns, uint64_t run_ns);
+
 }  // namespace syncscope

@@ -138,8 +138,8 @@ std::string step_chart(const ProcessReport& p, size_t index) {
   std::vector<const StepFigures*> steps;
   for (const StepFigures& s : a.step_figures) {
     // With a sampled timeline only the measured steps have GPU bars.
-    if (a.gpu_timeline && !s.window.gpu_timed) continue;
-    if (s.window.phase_index >= 0 && static_cast<size_t>(s.window.phase_index) == index) steps.push_back(&s);
+    if (a.gpu_timeline && !s.span.gpu_timed) continue;
+    if (s.span.phase_index >= 0 && static_cast<size_t>(s.span.phase_index) == index) steps.push_back(&s);
   }
   if (steps.empty()) return "";
   const bool gpu = a.gpu_timeline;
@@ -152,7 +152,7 @@ std::string step_chart(const ProcessReport& p, size_t index) {
     uint64_t span = 0;
     for (size_t k = first; k <= last; ++k) {
       const StepFigures& s = *steps[k];
-      const uint64_t length = s.window.end_ns - s.window.start_ns;
+      const uint64_t length = s.span.end_ns - s.span.start_ns;
       span += length;
       if (gpu) {
         values[0] += static_cast<double>(s.gpu_busy_ns);
@@ -163,9 +163,9 @@ std::string step_chart(const ProcessReport& p, size_t index) {
         values[1] += static_cast<double>(length - blocked);
       }
     }
-    std::string title = a.phases[index].name + " step " + std::to_string(steps[first]->window.step);
+    std::string title = a.phases[index].name + " step " + std::to_string(steps[first]->span.step);
     if (last > first)
-      title += "–" + std::to_string(steps[last]->window.step) + " (mean of " + std::to_string(last - first + 1) + ")";
+      title += "–" + std::to_string(steps[last]->span.step) + " (mean of " + std::to_string(last - first + 1) + ")";
     title += ": " + format_duration(span / (last - first + 1));
     for (size_t s = 0; s < values.size(); ++s) {
       if (values[s] > 0)
@@ -174,8 +174,8 @@ std::string step_chart(const ProcessReport& p, size_t index) {
     chart.bars.push_back(std::move(values));
     chart.titles.push_back(std::move(title));
   }
-  chart.first_label = "step " + std::to_string(steps.front()->window.step);
-  chart.last_label = "step " + std::to_string(steps.back()->window.step);
+  chart.first_label = "step " + std::to_string(steps.front()->span.step);
+  chart.last_label = "step " + std::to_string(steps.back()->span.step);
   std::string out = "<h3>" + html_escape(a.phases[index].name) + ": " +
                     (gpu ? "GPU busy and idle by cause, per step" : "host blocked per step") +
                     (gpu && sampled_steps_only(a, index) ? " (the steps inside the timeline's sampling windows)" : "") +
@@ -187,12 +187,12 @@ std::string step_chart(const ProcessReport& p, size_t index) {
 
 std::string memory_chart(const ProcessReport& p) {
   const ProcessTrace& t = *p.trace;
-  if (t.read_in_windows > 0) return "";  // no calls kept to draw it from (report --between draws a stretch)
+  // A trace read in windows keeps no calls to draw it from: no points
+  // (report --between draws a stretch).
   const DeviceMemory memory = device_memory(t);
-  if (memory.points.empty() || t.events.empty()) return "";
-  const uint64_t origin = t.events.front().start_ns;
-  uint64_t end = origin;
-  for (const Event& e : t.events) end = std::max(end, e.end_ns);
+  if (memory.points.empty() || !p.span.any) return "";
+  const uint64_t origin = p.span.start_ns;
+  const uint64_t end = std::max(origin, p.span.end_ns);
   const double seconds = static_cast<double>(end - origin) / 1e9;
   std::vector<LinePoint> points;
   const auto at = [&](uint64_t ns) { return static_cast<double>(ns > origin ? ns - origin : 0) / 1e9; };
@@ -224,7 +224,7 @@ std::string memory_chart(const ProcessReport& p) {
 std::string process_section(const ProcessReport& p, const Report& report) {
   const ProcessTrace& t = *p.trace;
   std::string out = "<section class=\"process\"><h2>" + html_escape(p.label()) + "</h2>" + header(p);
-  if (t.events.empty()) return out + "<p>Every call was dropped: nothing more to show.</p></section>";
+  if (!p.span.any) return out + "<p>Every call was dropped: nothing more to show.</p></section>";
   bool charts = false;
   for (size_t i = 0; i < p.analysis.phases.size(); ++i) {
     const std::string chart = step_chart(p, i);

@@ -199,7 +199,7 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       // Launches written as runs (docs/trace-format.md, kLaunchRuns): their
       // count and order are exact, their individual times spread.
       {"aggregated_launches", trace.aggregated_launches},
-      {"read_in_windows", trace.read_in_windows},
+      {"read_in_windows", p.windows},
       {"trace_detail", trace.info("trace.detail")},
       {"wall_us", static_cast<double>(p.summary.wall_ns) / 1e3},
       {"steps",

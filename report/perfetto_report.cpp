@@ -89,9 +89,9 @@ bool shows_stream(const Event& e) {
 std::pair<uint64_t, uint64_t> main_steps(const Analysis& analysis) {
   uint64_t first = analysis.steps.steady_start_ns, last = analysis.steps.steady_end_ns;
   for (const StepFigures& s : analysis.step_figures) {
-    if (s.window.phase_index != 0) continue;
-    first = std::min(first, s.window.start_ns);
-    last = std::max(last, s.window.end_ns);
+    if (s.span.phase_index != 0) continue;
+    first = std::min(first, s.span.start_ns);
+    last = std::max(last, s.span.end_ns);
   }
   return {first, last};
 }
@@ -151,7 +151,8 @@ void Writer::assign_ids() {
     for (auto& [key, value] : ids.streams) value = ++tid;
     ids_.push_back(std::move(ids));
     // Time 0: the earliest call or GPU work of any process (one clock per host).
-    for (uint64_t ns : {t.events.empty() ? 0 : t.events.front().start_ns,
+    const EventSpan& span = report_.processes[i].span;
+    for (uint64_t ns : {span.any ? span.start_ns : 0,
                         t.gpu_activity.empty() ? 0 : t.gpu_activity.front().start_ns}) {
       if (ns == 0) continue;
       origin_ = first ? ns : std::min(origin_, ns);
@@ -166,10 +167,10 @@ void Writer::collect() {
     const ProcessReport& process = report_.processes[p];
     const ProcessTrace& t = *process.trace;
     const auto process_index = static_cast<uint32_t>(p);
-    // A trace read in windows keeps no calls to draw (its first and last
-    // only): its steps (the first WindowedAnalysis::kMaxStepFigures) and
-    // findings are drawn; `report --between` pictures a stretch whole.
-    for (size_t i = 0; i < t.events.size() && t.read_in_windows == 0; ++i)
+    // A trace read in windows keeps no calls to draw: its steps (the first
+    // WindowedAnalysis::kMaxStepFigures) and findings are drawn; `report
+    // --between` pictures a stretch whole.
+    for (size_t i = 0; i < t.events.size(); ++i)
       items_.push_back({t.events[i].start_ns, process_index, ItemKind::kCall, 0, i});
     for (size_t i = 0; i < t.gpu_activity.size(); ++i) {
       const GpuActivity& a = t.gpu_activity[i];
@@ -178,10 +179,10 @@ void Writer::collect() {
     }
     const Analysis& analysis = process.analysis;
     for (size_t i = 0; i < analysis.step_figures.size(); ++i) {
-      items_.push_back({analysis.step_figures[i].window.start_ns, process_index, ItemKind::kStep, 0, i});
+      items_.push_back({analysis.step_figures[i].span.start_ns, process_index, ItemKind::kStep, 0, i});
     }
-    if (analysis.steps.detected && analysis.steps.steps > 0 && !t.events.empty()) {
-      items_.push_back({t.events.front().start_ns, process_index, ItemKind::kWarmup, 0, 0});
+    if (analysis.steps.detected && analysis.steps.steps > 0 && process.span.any) {
+      items_.push_back({process.span.start_ns, process_index, ItemKind::kWarmup, 0, 0});
       items_.push_back({main_steps(analysis).second, process_index, ItemKind::kTeardown, 0, 0});
     }
     for (size_t f = 0; f < process.findings.size(); ++f) {
@@ -208,8 +209,8 @@ void Writer::metadata(std::vector<json>& out) const {
     if (command.empty()) command = t.info(info_key::kExe);
     const bool simulated = t.info(info_key::kCudaRuntime) == info_key::kCudaRuntimeSimulated;
     const std::string windows =
-        t.read_in_windows == 0 ? ""
-                               : " (read in " + std::to_string(t.read_in_windows) +
+        process.windows == 0 ? ""
+                             : " (read in " + std::to_string(process.windows) +
                                      " windows: calls not drawn; report --between START_NS,END_NS draws a stretch)";
     out.push_back(meta("process_name", ids.pid, 0,
                        {{"name", process.label() + ": " + truncate_columns(command, 100) + windows}}));
@@ -219,9 +220,7 @@ void Writer::metadata(std::vector<json>& out) const {
       out.push_back(meta("thread_name", ids.pid, tid, {{"name", "steps: " + process.analysis.phases[i].name}}));
       out.push_back(meta("thread_sort_index", ids.pid, tid, {{"sort_index", -999 + static_cast<int>(i)}}));
     }
-    std::set<uint32_t> threads;
-    for (const Event& e : t.events) threads.insert(e.tid);
-    for (uint32_t tid : threads) {
+    for (uint32_t tid : process.threads) {
       auto named = t.thread_names.find(tid);
       std::string name = named != t.thread_names.end() ? named->second : "";
       if (tid == t.header.pid) name = name.empty() ? "main thread" : name + " (main thread)";
@@ -335,13 +334,13 @@ json Writer::gpu_event(size_t process, const GpuActivity& a) {
 
 json Writer::step_event(size_t process, const StepFigures& s) const {
   const Analysis& analysis = report_.processes[process].analysis;
-  const auto phase = static_cast<size_t>(s.window.phase_index);
+  const auto phase = static_cast<size_t>(s.span.phase_index);
   const std::string phase_name = phase < analysis.phases.size() ? analysis.phases[phase].name : "phase";
   json args = {{"phase", phase_name},
-               {"step", s.window.step},
+               {"step", s.span.step},
                {"host_blocked_us", static_cast<double>(s.host_blocked_ns) / 1e3}};
-  if (analysis.gpu_timeline && s.window.gpu_timed) {
-    const uint64_t span = s.window.end_ns - s.window.start_ns;
+  if (analysis.gpu_timeline && s.span.gpu_timed) {
+    const uint64_t span = s.span.end_ns - s.span.start_ns;
     args["gpu_busy_us"] = static_cast<double>(s.gpu_busy_ns) / 1e3;
     args["gpu_busy_share"] = span ? static_cast<double>(s.gpu_busy_ns) / static_cast<double>(span) : 0.0;
     json idle = json::object();
@@ -350,8 +349,8 @@ json Writer::step_event(size_t process, const StepFigures& s) const {
     }
     args["gpu_idle_us_by_cause"] = std::move(idle);
   }
-  return complete("step", phase_name + " step " + std::to_string(s.window.step), ids_[process].pid,
-                  kStepsTid + s.window.phase_index, s.window.start_ns, s.window.end_ns, std::move(args));
+  return complete("step", phase_name + " step " + std::to_string(s.span.step), ids_[process].pid,
+                  kStepsTid + s.span.phase_index, s.span.start_ns, s.span.end_ns, std::move(args));
 }
 
 json Writer::finding_args(size_t process, size_t index) const {
@@ -403,8 +402,7 @@ json Writer::render_item(const Item& item) {
     case ItemKind::kWarmup:
       return complete("phase", "warm-up", pid, kStepsTid, item.ns, main_steps(p.analysis).first, json::object());
     case ItemKind::kTeardown: {
-      uint64_t end = item.ns;
-      for (const Event& e : t.events) end = std::max(end, e.end_ns);
+      const uint64_t end = std::max(item.ns, p.span.end_ns);
       return complete("phase", "teardown", pid, kStepsTid, item.ns, end, json::object());
     }
     case ItemKind::kFinding:

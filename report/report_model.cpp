@@ -75,8 +75,7 @@ ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symb
   r.fingerprint = fingerprint(r.identity);
   r.suppressed_by = find_suppression(policy.suppressions, f.category, site_match_strings(r.site));
   r.known = policy.baseline && policy.baseline->contains(r.identity);
-  bool in_phase = r.finding.phase == Phase::kSteady || policy.gate.include_warmup;
-  r.counted = in_phase && r.suppressed_by < 0 && !r.known;
+  r.counted = counts_against_gate(policy.gate, r.finding.phase, r.suppressed_by >= 0, r.known);
   return r;
 }
 
@@ -154,17 +153,16 @@ RecorderCost recorder_cost_of(const ProcessTrace& trace) {
   return cost;
 }
 
-ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& options, const StreamedAnalysis* streamed) {
+ProcessReport report_process(const AnalysedTrace& analysed, const ReportOptions& options) {
+  const ProcessTrace& trace = analysed.trace;
   ProcessReport p;
   p.trace = &trace;
   p.symbolizer = std::make_shared<Symbolizer>(trace);
-  if (streamed != nullptr) {
-    p.summary = streamed->summary;
-    p.analysis = streamed->analysis;
-  } else {
-    p.summary = summarize(trace);
-    if (!trace.events.empty()) p.analysis = analyze(trace, options.steps);  // all dropped: nothing to analyse
-  }
+  p.summary = analysed.summary;
+  p.analysis = analysed.analysis;
+  p.span = analysed.span;
+  p.threads = analysed.threads;
+  p.windows = analysed.windows;
   p.rank = trace.info(info_key::kRank);
   p.local_rank = trace.info(info_key::kLocalRank);
   p.world_size = trace.info(info_key::kWorldSize);
@@ -192,14 +190,9 @@ ProcessReport report_process(const ProcessTrace& trace, const ReportOptions& opt
     }
     p.findings.push_back(std::move(r));
   }
-  // Per-step budgets divide by the steps the counted findings span: the
-  // steady steps, or with --include-warmup every step of the run (steady
-  // steps scaled to the whole run's length).
-  uint64_t steps = p.analysis.steps.detected ? p.analysis.steps.steps : 0;
-  if (steps > 0 && options.policy.gate.include_warmup && p.analysis.steps.step_ns > 0 && !trace.events.empty()) {
-    double run_ns = static_cast<double>(trace.events.back().end_ns - trace.events.front().start_ns);
-    steps = std::max<uint64_t>(steps, static_cast<uint64_t>(run_ns / p.analysis.steps.step_ns));
-  }
+  const uint64_t steady_steps = p.analysis.steps.detected ? p.analysis.steps.steps : 0;
+  const uint64_t steps = gated_steps(options.policy.gate, steady_steps, p.analysis.steps.step_ns,
+                                     p.span.any ? p.span.end_ns - p.span.start_ns : 0);
   for (const PhaseInfo& phase : p.analysis.phases) {
     std::optional<UserFrame> marker;
     if (phase.marker_stack_id != 0) {
@@ -301,13 +294,12 @@ std::vector<std::string> site_match_strings(const SiteFrames& site) {
   return out;
 }
 
-Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options,
-                    const std::vector<std::shared_ptr<const StreamedAnalysis>>& streamed) {
+Report build_report(const std::vector<AnalysedTrace>& traces, const ReportOptions& options) {
   Report report;
   report.policy = options.policy;
   report.suppression_hits.assign(options.policy.suppressions.size(), 0);
-  for (size_t t = 0; t < traces.size(); ++t) {
-    const ProcessTrace& trace = traces[t];
+  for (const AnalysedTrace& analysed : traces) {
+    const ProcessTrace& trace = analysed.trace;
     if (trace.events_dropped > 0) {
       add_problem(&report.recording.problems,
                   {trace.header.pid, kStatusEventsDropped,
@@ -325,11 +317,11 @@ Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions
                    trace.truncation.empty() ? std::string("no end record") : trace.truncation});
     }
     // A process whose every event was dropped did call CUDA: it is reported.
-    if (trace.events.empty() && trace.events_dropped == 0) {
+    if (!analysed.span.any && trace.events_dropped == 0) {
       ++(trace.complete ? report.without_cuda : report.ended_unwritten);
       continue;
     }
-    report.processes.push_back(report_process(trace, options, t < streamed.size() ? streamed[t].get() : nullptr));
+    report.processes.push_back(report_process(analysed, options));
   }
   std::stable_sort(report.processes.begin(), report.processes.end(),
                    [](const ProcessReport& a, const ProcessReport& b) {

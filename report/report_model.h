@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/trace_analysis.h"
 #include "detectors/analysis.h"
 #include "detectors/api_summary.h"
 #include "policy/baseline.h"
@@ -72,6 +73,9 @@ struct ProcessReport {
   std::shared_ptr<Symbolizer> symbolizer;  // shared so a ProcessReport can be copied
   ApiSummary summary;
   Analysis analysis;
+  EventSpan span;                 // the first call's start to the latest end
+  std::vector<uint32_t> threads;  // every thread that made a recorded call
+  uint64_t windows = 0;           // windows of events the trace was read in (0: whole)
   std::vector<ReportedFinding> findings;     // in analysis order: steady first, worst first
   std::string rank, local_rank, world_size;  // from the environment; "" when absent
   RecorderCost recorder_cost;
@@ -122,18 +126,9 @@ struct Report {
   bool gate_blind() const { return policy.gate.enabled() && !recording.complete(); }
 };
 
-// A trace read window by window (trace/trace_stream.h): its analysis and
-// API table, made while it was read (detectors/windowed_analysis.h).
-struct StreamedAnalysis {
-  Analysis analysis;
-  ApiSummary summary;
-};
-
-// `traces` must outlive the report. `streamed`, when given, lines up with
-// `traces`: the analysis of each trace read in windows (nullptr for the
-// others, analysed here).
-Report build_report(const std::vector<ProcessTrace>& traces, const ReportOptions& options,
-                    const std::vector<std::shared_ptr<const StreamedAnalysis>>& streamed = {});
+// The report of traces analysed already (analysis/trace_analysis.h), which
+// must outlive it: each finding's site, the policy's verdicts, the ranks.
+Report build_report(const std::vector<AnalysedTrace>& traces, const ReportOptions& options);
 
 // The user frame of phase `index`'s step marker, nullptr when it has none.
 const UserFrame* phase_marker(const ProcessReport& process, size_t index);

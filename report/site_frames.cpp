@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "policy/input_file.h"
+#include "report/recorded_files.h"
 #include "report/source_paths.h"
 #include "trace/process_info_keys.h"
 
@@ -22,7 +23,7 @@ bool is_library_module(const std::string& module) {
 bool is_library_python_file(const std::string& file) { return code_owner(file, {}).owner != CodeOwner::kUser; }
 
 std::string source_line(const std::string& file, uint32_t line) {
-  if (line == 0) return {};
+  if (line == 0 || !report_reads_recorded_files()) return {};
   std::string why;
   if (!is_regular_file(file, &why)) return {};  // a FIFO would block, /dev/zero never end
   std::ifstream in(file);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "elf/elf_file.h"
+#include "report/recorded_files.h"
 #include "report/report_warnings.h"
 
 namespace syncscope {
@@ -109,7 +110,7 @@ std::string changed_message(const std::string& path, const std::string& recorded
 // "[vdso]", "[heap]": kernel-provided or anonymous mappings, no file to read.
 std::unique_ptr<ModuleSymbols> read_symbols(const std::string& path, const std::string& recorded_build_id) {
   auto out = std::make_unique<ModuleSymbols>();
-  if (path.empty() || path.front() == '[') return out;
+  if (path.empty() || path.front() == '[' || !report_reads_recorded_files()) return out;
   elf::ElfFile file;
   if (file.open(path) != elf::ElfFile::Status::kOk) return out;
   if (!recorded_build_id.empty()) {

@@ -278,7 +278,7 @@ void render_steps(const ProcessReport& p, std::ostream& out) {
     render_gpu_line(p, out);
   } else {
     out << "   steps: no repeating launch pattern; the first "
-        << format_duration(analysis.steps.steady_start_ns - trace.events.front().start_ns) << " count as warm-up\n";
+        << format_duration(analysis.steps.steady_start_ns - p.span.start_ns) << " count as warm-up\n";
   }
 }
 
@@ -365,11 +365,11 @@ void render_process(const ProcessReport& p, const Report& report, const TextRepo
   if (const std::string limit = size_limit_text(trace); !limit.empty()) out << "   " << limit << "\n";
   if (trace.stacks_dropped > 0) out << "   stacks not kept: " << trace.stacks_dropped << " (stack table full)\n";
   if (!trace.complete) out << "   trace incomplete: " << trace.truncation << "\n";
-  if (trace.read_in_windows > 0) {
-    out << "   read and analysed in " << trace.read_in_windows
+  if (p.windows > 0) {
+    out << "   read and analysed in " << p.windows
         << " windows, too long to hold whole (a window's edge may shift a step)\n";
   }
-  if (trace.events.empty()) {  // every call was dropped: nothing more to say
+  if (!p.span.any) {  // every call was dropped: nothing more to say
     out << "\n";
     return;
   }

@@ -407,7 +407,7 @@ void add_attach_command(CLI::App& app, SubcommandContext& context) {
   cmd->add_option("--inject-timeout", args->inject_timeout_s, "Seconds the injected dlopen may take (default 10)")
       ->check(CLI::Range(kMinInjectTimeoutS, kMaxInjectTimeoutS));
   cmd->add_flag("--no-report", args->no_report, "Record only; print no report");
-  add_gpu_timeline_flag(cmd, &args->gpu_timeline, "while attached (first window at once)");
+  add_gpu_timeline_flag(cmd, &args->gpu_timeline, "while attached (first burst at once)");
   add_report_options(cmd, &args->attach.report_settings, &args->report);
   cmd->callback([args, &context] { context.exit_status = attach_from_args(*args); });
 }

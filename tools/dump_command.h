@@ -37,7 +37,8 @@
 #include <iosfwd>
 #include <string>
 
-#include "detectors/steps.h"
+#include "report/trace_dump.h"
+#include "segmentation/steps.h"
 
 namespace CLI {
 class App;
@@ -47,16 +48,10 @@ namespace syncscope {
 
 struct SubcommandContext;
 
-struct DumpOptions {
-  std::string path;         // a trace file, or a directory of *.sstrace files
-  bool events = false;      // list the events in time order
-  uint64_t max_events = 0;  // with events: at most this many per trace (0: all)
-  bool stacks = false;      // the interned stacks, symbolised, and the loaded modules
-  bool phases = false;      // the segmentation: phases, steps, events per phase
-  bool gpu = false;         // list the GPU timeline's records (its summary is always printed)
-  uint64_t max_gpu = 0;     // with gpu: at most this many per trace (0: all)
-  bool json = false;        // one JSON document instead of text
-  StepOptions steps;        // as `syncscope report --warmup/--warmup-steps`
+struct DumpOptions : DumpSections {
+  std::string path;   // a trace file, or a directory of *.sstrace files
+  bool json = false;  // one JSON document instead of text
+  StepOptions steps;  // as `syncscope report --warmup/--warmup-steps`
 };
 
 // Prints to `out`; errors go to the log (standard error).

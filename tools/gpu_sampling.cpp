@@ -12,26 +12,26 @@ std::optional<std::string> gpu_sampling_setting(const std::string& argument, std
   if (argument == "full") return argument;
   const size_t slash = argument.find('/');
   if (slash != std::string::npos) {
-    const std::optional<long long> window = parse_duration_ms(argument.substr(0, slash));
+    const std::optional<long long> burst = parse_duration_ms(argument.substr(0, slash));
     const std::optional<long long> period = parse_duration_ms(argument.substr(slash + 1));
     constexpr long long kDayMs = 86400000;
-    if (window && period && *window >= 1 && *period <= kDayMs && *window < *period) {
-      return std::to_string(*window) + "/" + std::to_string(*period);
+    if (burst && period && *burst >= 1 && *period <= kDayMs && *burst < *period) {
+      return std::to_string(*burst) + "/" + std::to_string(*period);
     }
-    if (window && period && *window >= 1 && *period <= kDayMs) {
-      *error = "the window (" + argument.substr(0, slash) + ") must be shorter than the period (" +
+    if (burst && period && *burst >= 1 && *period <= kDayMs) {
+      *error = "the sampling burst (" + argument.substr(0, slash) + ") must be shorter than the period (" +
                argument.substr(slash + 1) + ")";
       return std::nullopt;
     }
   }
-  *error = "expected sampled, full, or WINDOW/PERIOD durations such as 1s/10s (got '" + argument + "')";
+  *error = "expected sampled, full, or BURST/PERIOD durations such as 1s/10s (got '" + argument + "')";
   return std::nullopt;
 }
 
 void add_gpu_timeline_flag(CLI::App* cmd, std::string* value, const std::string& what) {
   cmd->add_flag(std::string("--gpu-timeline{") + kGpuTimelineSampled + "}", *value,
                 "Also record the GPU's activity with CUPTI " + what +
-                    ": sampled (default: 1s windows every 10s), full, or WINDOW/PERIOD such as 2s/30s "
+                    ": sampled (default: a burst of 1s every 10s), full, or BURST/PERIOD such as 2s/30s "
                     "(docs/gpu-timeline.md)")
       ->check([](const std::string& argument) {
         std::string error;

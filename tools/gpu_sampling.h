@@ -16,9 +16,11 @@ namespace syncscope {
 inline constexpr const char* kGpuTimelineSampled = "sampled";
 
 // The recorder's setting for an argument: "" for "sampled" (the recorder's
-// default windows), "full", or "W/P" in milliseconds for a window and period
-// written as durations ("2s/30s", "500ms/5s"). nullopt with *error when the
-// argument is none of these or the window is not shorter than the period.
+// default sampling bursts), "full", or "W/P" in milliseconds for a sampling
+// burst (the W ms the timeline records of every P ms; the recorder calls it
+// a window) and its period, written as durations ("2s/30s", "500ms/5s").
+// nullopt with *error when the argument is none of these or the burst is not
+// shorter than the period.
 std::optional<std::string> gpu_sampling_setting(const std::string& argument, std::string* error);
 
 // `--gpu-timeline[=VALUE]` on a subcommand, checked; *value stays "" when

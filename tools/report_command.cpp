@@ -17,19 +17,12 @@
 #include "report/report_warnings.h"
 #include "tools/report_options.h"
 #include "trace/format.h"
-#include "detectors/windowed_analysis.h"
+#include "analysis/trace_analysis.h"
 #include "trace/reader.h"
-#include "trace/trace_stream.h"
 #include "trace/recording_status.h"
-#include "trace/time_window.h"
 
 namespace syncscope {
 namespace {
-
-// Past these, `report` says on standard error what it is doing: reading a
-// long trace and analysing it take seconds to minutes.
-constexpr uintmax_t kProgressBytes = 256u << 20;
-constexpr size_t kProgressEvents = 20000000;
 
 // Traces of more calls than this are read folded (trace/reader.h,
 // ReadOptions): launch by launch they would take about 90 bytes a call,
@@ -74,94 +67,16 @@ uint64_t window_events() {
   return kMinWindowEvents;
 }
 
-// One trace for the report: read whole, or (too long, no GPU timeline to
-// join, no --between stretch) read and analysed window by window.
-struct ReadTrace {
-  ProcessTrace trace;
-  std::shared_ptr<const StreamedAnalysis> streamed;
-};
-
-// `held_events`: events of the traces read whole so far, which the report
-// keeps until it is made: past kHeldWindows windows' worth (a directory of
-// many ranks), further traces are analysed as they are read, in windows.
-constexpr uint64_t kHeldWindows = 4;
-
-absl::StatusOr<ReadTrace> read_for_report(const std::string& file, const ReportSettings& settings, bool long_read,
-                                          uint64_t held_events) {
-  // Long traces folded: runs of aggregated launches stay runs, so memory
-  // and time follow the trace's runs and other calls, not its launches.
-  const ReadOptions options{.fold_launch_runs = true, .fold_above_calls = fold_above_calls()};
-  ReadTrace out;
-  absl::StatusOr<std::unique_ptr<TraceStream>> stream = TraceStream::open(file, options);
-  if (!stream.ok()) return stream.status();
-  const uint64_t per_window = window_events();
-  const uint64_t events = (*stream)->counted_events();
-  const bool too_long = events > per_window || held_events + events > kHeldWindows * per_window;
-  if (settings.window && too_long && !(*stream)->has_gpu_work()) {
-    // --between on a long trace: only the stretch's events are kept.
-    TraceStream& s = **stream;
-    std::vector<Event> window, kept;
-    while (s.next(per_window, &window)) {
-      for (const Event& e : window) {
-        if (e.start_ns >= settings.window->first && e.start_ns <= settings.window->second) kept.push_back(e);
-      }
-    }
-    std::stable_sort(kept.begin(), kept.end(), starts_before);
-    out.trace = std::move(s.tables());
-    out.trace.events = std::move(kept);
-    restrict_to_window(out.trace, settings.window->first, settings.window->second);
-    return out;
-  }
-  if (!too_long || (*stream)->has_gpu_work() || settings.window) {
-    out.trace = (*stream)->read_whole();
-    if (settings.window) restrict_to_window(out.trace, settings.window->first, settings.window->second);
-    return out;
-  }
-  TraceStream& s = **stream;
-  WindowedAnalysis windows(settings.analysis.steps);
-  std::vector<Event> window;
-  Event first{}, last{};
-  bool any = false;
-  // One window is held back until the next is read: a short last one (the
-  // run's end, an evaluation after training) is analysed with it, so that
-  // it is not a trace of its own without the training's steps.
-  std::vector<Event> held;
-  bool holding = false;
-  auto analyse = [&](std::vector<Event> events, bool final_window) {
-    windows.add(s.tables(), std::move(events), final_window);
-    if (long_read) spdlog::info("analysed window {} ({} events carried over)", windows.windows(), windows.carried());
-  };
-  while (s.next(per_window, &window)) {
-    if (!any) first = window.front();
-    for (const Event& e : window) {
-      if (!any || e.end_ns > last.end_ns) last = e;
-      any = true;
-    }
-    if (holding && s.done() && window.size() < per_window / 2) {
-      held.insert(held.end(), window.begin(), window.end());
-      analyse(std::move(held), /*final_window=*/true);
-      holding = false;
-      continue;
-    }
-    if (holding) analyse(std::move(held), /*final_window=*/false);
-    held = std::move(window);
-    window.clear();
-    holding = true;
-    if (s.done()) {
-      analyse(std::move(held), /*final_window=*/true);
-      holding = false;
-    }
-  }
-  if (holding) analyse(std::move(held), /*final_window=*/true);  // the file's last events came out early
-  out.trace = std::move(s.tables());
-  out.trace.events.clear();
-  if (any) out.trace.events = {first, last};
-  out.trace.read_in_windows = windows.windows();
-  auto streamed = std::make_shared<StreamedAnalysis>();
-  streamed->analysis = windows.analysis();
-  streamed->summary = windows.summary(out.trace.events_dropped);
-  out.streamed = std::move(streamed);
-  return out;
+// What the analysis is asked (analysis/trace_analysis.h): the options as
+// typed, and the environment's sizes.
+TraceAnalysisOptions analysis_options(const ReportSettings& settings) {
+  TraceAnalysisOptions options;
+  options.steps = settings.analysis.steps;
+  options.between = settings.between;
+  options.window_events = window_events();
+  options.fold_above_calls = fold_above_calls();
+  options.progress = [](const std::string& message) { spdlog::info("{}", message); };
+  return options;
 }
 
 size_t count_lines(const std::string& path) {
@@ -215,32 +130,9 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
     if (listed.ok()) files.insert(files.end(), listed->begin(), listed->end());
     if (!one_file) without_cuda += count_lines(dir + "/" + kProcessesWithoutCudaFile);
   }
-  std::vector<ProcessTrace> traces;
-  std::vector<std::shared_ptr<const StreamedAnalysis>> streamed;
-  uint64_t held_events = 0;  // of the traces read whole, kept until the report is made
-  std::vector<std::string> unreadable;
-  for (const std::string& file : files) {
-    // Progress for the long ones (a day-long job's trace): what is read, then how many calls.
-    std::error_code size_error;
-    const uintmax_t bytes = std::filesystem::file_size(file, size_error);
-    const bool long_read = !size_error && bytes >= kProgressBytes;
-    const auto began = std::chrono::steady_clock::now();
-    if (long_read) spdlog::info("reading {} ({:.0f} MB)...", file, static_cast<double>(bytes) / 1e6);
-    absl::StatusOr<ReadTrace> read = read_for_report(file, settings, long_read, held_events);
-    if (!read.ok()) {
-      unreadable.emplace_back(read.status().message());
-      continue;
-    }
-    if (long_read) {
-      spdlog::info("read {} calls in {:.1f} s{}",
-                   read->streamed ? read->streamed->summary.events : read->trace.calls(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(),
-                   read->streamed ? ", analysed window by window" : "");
-    }
-    if (!read->streamed) held_events += read->trace.events.size();
-    traces.push_back(std::move(read->trace));
-    streamed.push_back(std::move(read->streamed));
-  }
+  AnalysedTraces analysed = analyze_traces(files, analysis_options(settings));
+  std::vector<AnalysedTrace>& traces = analysed.traces;
+  const std::vector<std::string>& unreadable = analysed.unreadable;
   if (traces.empty() && !must_report) {
     for (const std::string& why : unreadable) spdlog::error("skipping {}", why);
     spdlog::error("none of the {} trace file(s) in {} could be read", files.size(),
@@ -250,28 +142,16 @@ ReportOutcome report_directories(const std::vector<std::string>& dirs, const Rep
   }
   // Unseen processes: the report lists them like any other gap.
   for (const std::string& why : unreadable) add_problem(&problems, {0, kStatusTraceUnreadable, why});
-  return report_traces(traces, without_cuda, std::move(problems), settings, streamed);
+  return report_traces(traces, without_cuda, std::move(problems), settings);
 }
 
-ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t without_cuda,
-                            std::vector<RecordingProblem> problems, const ReportSettings& settings,
-                            const std::vector<std::shared_ptr<const StreamedAnalysis>>& streamed) {
+ReportOutcome report_traces(const std::vector<AnalysedTrace>& traces, size_t without_cuda,
+                            std::vector<RecordingProblem> problems, const ReportSettings& settings) {
   ReportOutcome outcome;
   // What the report notices while it is made (a module rebuilt since it was
   // recorded) goes where the command's other messages go.
   set_report_warning_sink(+[](const std::string& message) { spdlog::warn("{}", message); });
-  size_t events = 0;
-  for (size_t t = 0; t < traces.size(); ++t) {
-    if (t < streamed.size() && streamed[t]) continue;  // analysed already, as it was read
-    events += traces[t].calls();
-  }
-  const auto began = std::chrono::steady_clock::now();
-  if (events >= kProgressEvents) spdlog::info("analysing {} calls of {} process(es)...", events, traces.size());
-  Report report = build_report(traces, settings.analysis, streamed);
-  if (events >= kProgressEvents) {
-    spdlog::info("analysed in {:.1f} s",
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
-  }
+  Report report = build_report(traces, settings.analysis);
   report.without_cuda += without_cuda;
   for (RecordingProblem& p : problems) add_problem(&report.recording.problems, std::move(p));
   outcome.gate_failed = report.gate_failed;
@@ -311,7 +191,7 @@ struct ReportCommandArgs {
 };
 
 // "START,END": two decimal nanosecond counts, START <= END.
-std::optional<std::pair<uint64_t, uint64_t>> parse_window(const std::string& text) {
+std::optional<std::pair<uint64_t, uint64_t>> parse_stretch(const std::string& text) {
   const size_t comma = text.find(',');
   if (comma == std::string::npos) return std::nullopt;
   uint64_t start = 0, end = 0;
@@ -329,8 +209,8 @@ std::optional<std::pair<uint64_t, uint64_t>> parse_window(const std::string& tex
 int report_from_args(ReportCommandArgs& args) {
   if (!resolve_report_args(args.report, &args.settings)) return kUsageExitCode;
   if (!args.between.empty()) {
-    args.settings.window = parse_window(args.between);
-    if (!args.settings.window) {
+    args.settings.between = parse_stretch(args.between);
+    if (!args.settings.between) {
       spdlog::error("--between takes START_NS,END_NS (CLOCK_MONOTONIC nanoseconds, START <= END), not {}",
                     args.between);
       return kUsageExitCode;

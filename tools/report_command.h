@@ -20,9 +20,9 @@ struct ReportSettings {
   ReportOptions analysis;
   TextReportOptions display;
   std::vector<OutputFormat> formats = {{"text", ""}};
-  // `report --between START,END`: only what began in this window of the trace
-  // clock (CLOCK_MONOTONIC ns) is reported (trace/time_window.h).
-  std::optional<std::pair<uint64_t, uint64_t>> window;
+  // `report --between START,END`: only what began in this stretch of the
+  // trace clock (CLOCK_MONOTONIC ns) is reported (trace/time_window.h).
+  std::optional<std::pair<uint64_t, uint64_t>> between;
   // `run`: the command's own exit status, which wins over the gate's (a
   // failing command is never reported as a pass or as a gate's status).
   int command_status = 0;
@@ -47,12 +47,10 @@ ReportOutcome report_directory(const std::string& dir, const ReportSettings& set
 ReportOutcome report_directories(const std::vector<std::string>& dirs, const ReportSettings& settings,
                                  std::vector<RecordingProblem> problems = {});
 
-// The report of traces already read (report_directory's second half; also
-// `run`'s report when nothing could be recorded at all).
-// `streamed` lines up with `traces` where some were read in windows (build_report).
-ReportOutcome report_traces(const std::vector<ProcessTrace>& traces, size_t without_cuda,
-                            std::vector<RecordingProblem> problems, const ReportSettings& settings,
-                            const std::vector<std::shared_ptr<const StreamedAnalysis>>& streamed = {});
+// The report of traces already analysed (report_directory's second half;
+// also `run`'s report when nothing could be recorded at all).
+ReportOutcome report_traces(const std::vector<AnalysedTrace>& traces, size_t without_cuda,
+                            std::vector<RecordingProblem> problems, const ReportSettings& settings);
 
 // The exit status when the command itself succeeded (or for `syncscope
 // report`): kIncompleteRecordingExitCode when the gate was blind, else the

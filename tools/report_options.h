@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "detectors/steps.h"
+#include "segmentation/steps.h"
 #include "report/text_report.h"
 #include "tools/policy_options.h"
 #include "tools/report_command.h"

@@ -340,7 +340,7 @@ void add_run_command(CLI::App& app, SubcommandContext& context) {
   cmd->add_flag("--no-report", args->no_report,
                 "Record only; print no report (files from --format F=FILE are written)");
   cmd->add_flag("--no-stacks", args->no_stacks, "Do not capture native stacks");
-  add_gpu_timeline_flag(cmd, &args->gpu_timeline, "(first window 2s in)");
+  add_gpu_timeline_flag(cmd, &args->gpu_timeline, "(first burst 2s in)");
   cmd->add_flag("--dormant", args->run.dormant,
                 "Install the hooks but record nothing until `syncscope attach PID` (cost: one load per CUDA call)");
   cmd->add_option("--flush-ms", args->flush_ms, "Collector flush interval in ms (default 50)")

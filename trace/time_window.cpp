@@ -5,7 +5,7 @@
 
 namespace syncscope {
 
-void restrict_to_window(ProcessTrace& trace, uint64_t start_ns, uint64_t end_ns) {
+void restrict_to_stretch(ProcessTrace& trace, uint64_t start_ns, uint64_t end_ns) {
   auto inside = [&](uint64_t t) { return t >= start_ns && t <= end_ns; };
   std::vector<int64_t> new_index(trace.events.size(), -1);
   std::vector<Event> kept;
@@ -19,7 +19,7 @@ void restrict_to_window(ProcessTrace& trace, uint64_t start_ns, uint64_t end_ns)
   std::vector<GpuActivity> activity;
   for (GpuActivity a : trace.gpu_activity) {
     if (a.event_index >= 0) {
-      // Work of a call outside the window is that call's.
+      // Work of a call outside the stretch is that call's.
       if (static_cast<size_t>(a.event_index) >= new_index.size() || new_index[a.event_index] < 0) continue;
       a.event_index = new_index[a.event_index];
     } else if (!inside(a.start_ns)) {

@@ -14,10 +14,10 @@ namespace syncscope {
 // belong to them: work joined to a kept call, work joined to none that
 // began inside, API records that began inside. Stacks, Python code, modules
 // and process facts stay whole (the kept events refer to them), and so do
-// the GPU sampling windows (gpu_windows): cut to the stretch they could leave
+// the GPU timeline's sampling bursts (gpu_windows): cut to the stretch they could leave
 // none, which would read as a full timeline. The drop counts stay the whole
-// trace's. Events stay sorted; GPU work's event_index follows its event. A call that began before the window (a
+// trace's. Events stay sorted; GPU work's event_index follows its event. A call that began before the stretch (a
 // stream created earlier) is not seen, as in a session attached late.
-void restrict_to_window(ProcessTrace& trace, uint64_t start_ns, uint64_t end_ns);
+void restrict_to_stretch(ProcessTrace& trace, uint64_t start_ns, uint64_t end_ns);
 
 }  // namespace syncscope

@@ -53,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!trace.events.empty()) {
     ProcessTrace part = trace;
     const uint64_t first = trace.events.front().start_ns, last = trace.events.back().start_ns;
-    restrict_to_window(part, first + (last - first) / 3, last - (last - first) / 3);
+    restrict_to_stretch(part, first + (last - first) / 3, last - (last - first) / 3);
     FUZZ_CHECK(part.events.size() <= trace.events.size());
     FUZZ_CHECK(std::is_sorted(part.events.begin(), part.events.end(),
                               [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; }));

@@ -18,8 +18,8 @@ GpuActivity work(GpuKind kind, uint64_t start, uint64_t end) {
   return a;
 }
 
-StepWindow window(uint32_t step, uint64_t start, uint64_t end, int16_t phase = 0) {
-  StepWindow w;
+StepSpan window(uint32_t step, uint64_t start, uint64_t end, int16_t phase = 0) {
+  StepSpan w;
   w.phase_index = phase;
   w.step = step;
   w.start_ns = start;
@@ -83,7 +83,7 @@ TEST(GpuTimelineSteps, WindowsFollowTheSegmentation) {
     seg.places[i].step = static_cast<uint32_t>((i - 1) / 2);
   }
   seg.base = events.data();
-  auto windows = step_windows(events, seg);
+  auto windows = step_spans(events, seg);
   ASSERT_EQ(windows.size(), 3u);
   EXPECT_EQ(windows[0].start_ns, 150u);
   EXPECT_EQ(windows[0].end_ns, 350u);

@@ -15,7 +15,7 @@
 #include <random>
 
 #include "detectors/analysis.h"
-#include "detectors/segmentation.h"
+#include "segmentation/segmentation.h"
 #include "detectors/windowed_analysis.h"
 #include "folded_runs.h"
 #include "synthetic.h"

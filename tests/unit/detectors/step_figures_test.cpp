@@ -84,7 +84,7 @@ TEST(StepFigures, EachSteadyStepHasItsHostBlockedTime) {
   ASSERT_EQ(a.step_figures.size(), a.steps.steps);
   double total = 0;
   for (const StepFigures& s : a.step_figures) {
-    EXPECT_GT(s.window.end_ns, s.window.start_ns);
+    EXPECT_GT(s.span.end_ns, s.span.start_ns);
     EXPECT_EQ(s.gpu_busy_ns, 0u);
     total += static_cast<double>(s.host_blocked_ns);
   }
@@ -98,7 +98,7 @@ TEST(StepFigures, WithATimelineBusyAndIdleFillEachStep) {
   for (const StepFigures& s : a.step_figures) {
     const uint64_t idle = std::accumulate(s.gpu_idle_by_cause.begin(), s.gpu_idle_by_cause.end(), uint64_t{0});
     EXPECT_GT(s.gpu_busy_ns, 0u);
-    EXPECT_EQ(s.gpu_busy_ns + idle, s.window.end_ns - s.window.start_ns);
+    EXPECT_EQ(s.gpu_busy_ns + idle, s.span.end_ns - s.span.start_ns);
     EXPECT_GT(s.gpu_idle_by_cause[static_cast<size_t>(GpuIdleCause::kSync)], 0u);
   }
 }

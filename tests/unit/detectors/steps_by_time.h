@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "detectors/detectors.h"
-#include "detectors/segmentation.h"
-#include "detectors/steps.h"
+#include "segmentation/segmentation.h"
+#include "segmentation/steps.h"
 #include "trace/event.h"
 
 namespace syncscope {

@@ -1,4 +1,4 @@
-#include "detectors/steps.h"
+#include "segmentation/steps.h"
 
 #include <gtest/gtest.h>
 

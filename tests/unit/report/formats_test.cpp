@@ -40,7 +40,7 @@ void expect_golden(const std::string& name, const std::string& actual) {
 }
 
 struct Fixture {
-  std::vector<ProcessTrace> traces{rank_trace(0), rank_trace(1)};
+  std::vector<AnalysedTrace> traces = analysed({rank_trace(0), rank_trace(1)}, two_rank_policy().steps);
   Report report = build_report(traces, two_rank_policy());
 };
 

@@ -20,7 +20,8 @@ size_t count(const std::string& text, const std::string& what) {
 }
 
 std::string render(std::vector<ProcessTrace> traces) {
-  Report report = build_report(traces, two_rank_policy());
+  const std::vector<AnalysedTrace> analysed_traces = analysed(traces, two_rank_policy().steps);
+  Report report = build_report(analysed_traces, two_rank_policy());
   return html_report(report);
 }
 
@@ -66,7 +67,7 @@ TEST(Html, WithoutATimelineShowsHostTimePerStepAndSaysWhy) {
 }
 
 TEST(Html, WithATimelineSplitsEachStepIntoBusyAndIdleByCause) {
-  const std::vector<ProcessTrace> traces = {rank_trace_with_gpu(0)};
+  const std::vector<AnalysedTrace> traces = analysed({rank_trace_with_gpu(0)}, two_rank_policy().steps);
   const Report report = build_report(traces, two_rank_policy());
   const std::string html = html_report(report);
   expect_self_contained(html);

@@ -20,11 +20,11 @@ namespace {
 using json = nlohmann::json;
 
 struct Rendered {
-  std::vector<ProcessTrace> traces;
+  std::vector<AnalysedTrace> traces;
   Report report;
   json trace;
-  Rendered(std::vector<ProcessTrace> t, PerfettoOptions options = {})
-      : traces(std::move(t)), report(build_report(traces, two_rank_policy())) {
+  Rendered(const std::vector<ProcessTrace>& t, PerfettoOptions options = {})
+      : traces(analysed(t, two_rank_policy().steps)), report(build_report(traces, two_rank_policy())) {
     trace = json::parse(perfetto_trace(report, options));  // throws on invalid JSON or UTF-8
   }
   std::vector<json> events(const std::string& ph) const {

@@ -86,6 +86,8 @@ struct JobFixture {
     p.summary.launches = 48211;
     p.summary.wall_ns = 412'000'000;
     p.summary.host_ns_in_cuda = 96'400'000;
+    p.span = {true, 1000, 501000};  // the one event above
+    p.threads = {4242};
     ApiStats sync;
     sync.api = static_cast<uint16_t>(ApiId::cudaStreamSynchronize);
     sync.calls = 262;

@@ -23,9 +23,9 @@ ReportOptions gated() {
 }
 
 TEST(IncompleteRecording, DroppedEventsInATraceAreAProblem) {
-  std::vector<ProcessTrace> traces{sample_trace()};
+  std::vector<AnalysedTrace> traces = analysed({sample_trace()});
   EXPECT_TRUE(build_report(traces, gated()).recording.complete());
-  traces[0].events_dropped = 12;
+  traces[0].trace.events_dropped = 12;
   Report report = build_report(traces, gated());
   ASSERT_EQ(report.recording.problems.size(), 1u);
   EXPECT_EQ(report.recording.problems[0], (RecordingProblem{321, kStatusEventsDropped, "12"}));
@@ -35,7 +35,7 @@ TEST(IncompleteRecording, DroppedEventsInATraceAreAProblem) {
 }
 
 TEST(IncompleteRecording, EveryFormatSaysSo) {
-  std::vector<ProcessTrace> traces{sample_trace()};
+  std::vector<AnalysedTrace> traces = analysed({sample_trace()});
   ReportOptions options = gated();
   options.policy.gate.fail_on = {Category::kDefaultStream};  // passes on the findings
   Report report = build_report(traces, options);

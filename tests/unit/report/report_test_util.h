@@ -1,10 +1,21 @@
 // Synthetic traces for the report tests.
 #pragma once
 
+#include <vector>
+
+#include "analysis/trace_analysis.h"
 #include "trace/api.h"
 #include "trace/reader.h"
 
 namespace syncscope::testing {
+
+// Each trace analysed whole, as the analysis does a trace that short
+// (analysis/trace_analysis.h); the report keeps pointers into the result.
+inline std::vector<AnalysedTrace> analysed(const std::vector<ProcessTrace>& traces, const StepOptions& steps = {}) {
+  std::vector<AnalysedTrace> out;
+  for (const ProcessTrace& t : traces) out.push_back(analyze_read_trace(t, steps));
+  return out;
+}
 
 inline Event event(ApiId api, uint64_t start, uint64_t duration, uint32_t stack = 0) {
   Event e{};

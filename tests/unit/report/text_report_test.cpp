@@ -13,7 +13,8 @@ namespace syncscope::testing {
 namespace {
 
 void render_traces(const std::vector<ProcessTrace>& traces, const TextReportOptions& options, std::ostream& out) {
-  Report report = build_report(traces, ReportOptions{});
+  const std::vector<AnalysedTrace> analysed_traces = analysed(traces);
+  Report report = build_report(analysed_traces, ReportOptions{});
   render_text_report(report, options, out);
 }
 

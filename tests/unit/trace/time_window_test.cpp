@@ -1,4 +1,4 @@
-// restrict_to_window (trace/time_window.h): what `syncscope report --between`
+// restrict_to_stretch (trace/time_window.h): what `syncscope report --between`
 // keeps of a trace, syncscope.watch()'s stretch of a recording.
 #include "trace/time_window.h"
 
@@ -39,11 +39,11 @@ GpuRecord api_record(uint64_t start) {
 
 TEST(TimeWindow, KeepsWhatBeganInsideAndTheGpuWorkOfIt) {
   ProcessTrace t;
-  t.events = {call(ApiId::cudaStreamCreate, 10, 12),         // 0: before the window
+  t.events = {call(ApiId::cudaStreamCreate, 10, 12),         // 0: before the stretch
               call(ApiId::__cudaLaunchKernel, 90, 120),      // 1: began before, ended inside: out
-              call(ApiId::__cudaLaunchKernel, 100, 101),     // 2: at the window's start: in
-              call(ApiId::cudaStreamSynchronize, 150, 400),  // 3: ends after the window: in
-              call(ApiId::__cudaLaunchKernel, 200, 201),     // 4: at the window's end: in
+              call(ApiId::__cudaLaunchKernel, 100, 101),     // 2: at the stretch's start: in
+              call(ApiId::cudaStreamSynchronize, 150, 400),  // 3: ends after the stretch: in
+              call(ApiId::__cudaLaunchKernel, 200, 201),     // 4: at the stretch's end: in
               call(ApiId::__cudaLaunchKernel, 201, 202)};    // 5: after: out
   t.gpu_activity = {work(95, 1),    // its call is outside
                     work(130, 2),   // its call is inside: kept, index follows
@@ -55,7 +55,7 @@ TEST(TimeWindow, KeepsWhatBeganInsideAndTheGpuWorkOfIt) {
   t.gpu_windows = {{0, 50}, {300, 400}};  // sampled: neither covers the stretch
   t.events_dropped = 7;
 
-  restrict_to_window(t, 100, 200);
+  restrict_to_stretch(t, 100, 200);
 
   ASSERT_EQ(t.events.size(), 3u);
   EXPECT_EQ(t.events[0].start_ns, 100u);
@@ -71,7 +71,7 @@ TEST(TimeWindow, KeepsWhatBeganInsideAndTheGpuWorkOfIt) {
   ASSERT_EQ(t.gpu_api.size(), 1u);
   EXPECT_EQ(t.gpu_api[0].start_ns, 100u);
   EXPECT_EQ(t.stacks.size(), 1u) << "stacks stay whole";
-  EXPECT_EQ(t.gpu_windows.size(), 2u) << "no window left would read as a full timeline";
+  EXPECT_EQ(t.gpu_windows.size(), 2u) << "no sampling burst left would read as a full timeline";
   EXPECT_EQ(t.events_dropped, 7u) << "drop counts are the whole trace's";
 }
 
@@ -79,7 +79,7 @@ TEST(TimeWindow, AnEmptyWindowLeavesNothing) {
   ProcessTrace t;
   t.events = {call(ApiId::__cudaLaunchKernel, 10, 11)};
   t.gpu_activity = {work(12, 0)};
-  restrict_to_window(t, 50, 60);
+  restrict_to_stretch(t, 50, 60);
   EXPECT_TRUE(t.events.empty());
   EXPECT_TRUE(t.gpu_activity.empty());
 }

@@ -1,0 +1,87 @@
+#include "segmentation/sub_phases.h"
+
+#include <algorithm>
+
+#include "segmentation/period_search.h"
+#include "segmentation/pattern_steps.h"
+
+namespace syncscope::segmentation {
+namespace {
+
+// The shortest sequence find_repeats searches: two periods' worth of its
+// minimum repeats.
+constexpr size_t kMinSearchedCalls = 2 * PeriodOptions{}.min_repeats;
+// A pass repeats inside a stretch (several batches per evaluation): its
+// period is at most 1/this of the median stretch, and never under
+// kMinSubPhasePeriod. A period as long as a whole stretch would only say
+// that the stretches look alike (eval + the train step around it, every N
+// steps).
+constexpr double kStretchPeriodInverse = 2;
+constexpr double kMinSubPhasePeriod = 2.0;
+
+// The picked calls as a sequence of their own; *region_of gets each one's region.
+ThreadTokens picked_sequence(const ThreadTokens& main_seq, const Picked& picked, std::vector<uint32_t>* region_of) {
+  ThreadTokens seq;
+  *region_of = picked.region_of;
+  for (size_t k : picked.positions) {
+    const uint32_t token = main_seq.tokens[k];
+    seq.push_back(token, main_seq.event_index[k], main_seq.weights.empty() ? 1 : main_seq.weights[k],
+                  token < main_seq.kinds.size() ? main_seq.kinds[token] : 1);
+  }
+  return seq;
+}
+
+uint32_t max_sub_phase_period(const Picked& picked) {
+  std::vector<double> lengths(picked.regions, 0);
+  for (uint32_t region : picked.region_of) ++lengths[region];
+  std::vector<double> used;
+  for (double l : lengths) {
+    if (l > 0) used.push_back(l);
+  }
+  return static_cast<uint32_t>(std::max(kMinSubPhasePeriod, median(used) / kStretchPeriodInverse));
+}
+
+// What is left of `seq` (and its regions) outside the runs `found`, for the
+// next round.
+void keep_outside_runs(const PeriodSearch& found, ThreadTokens* seq, std::vector<uint32_t>* region_of) {
+  ThreadTokens rest;
+  std::vector<uint32_t> rest_region;
+  size_t next_run = 0;
+  for (size_t k = 0; k < seq->tokens.size(); ++k) {
+    while (next_run < found.runs.size() && found.runs[next_run].end <= k) ++next_run;
+    if (next_run < found.runs.size() && k >= found.runs[next_run].begin) continue;
+    const uint32_t token = seq->tokens[k];
+    rest.push_back(token, seq->event_index[k], seq->weights.empty() ? 1 : seq->weights[k],
+                   token < seq->kinds.size() ? seq->kinds[token] : 1);
+    rest_region.push_back((*region_of)[k]);
+  }
+  *seq = std::move(rest);
+  *region_of = std::move(rest_region);
+}
+
+}  // namespace
+
+std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const ThreadTokens& main_seq,
+                                   const Picked& picked) {
+  std::vector<PhaseSteps> found_phases;
+  std::vector<uint32_t> region_of;
+  ThreadTokens seq = picked_sequence(main_seq, picked, &region_of);
+  PeriodOptions options;
+  options.max_period = max_sub_phase_period(picked);
+  for (int round = 0; round < kMaxSubPhases && seq.tokens.size() >= kMinSearchedCalls; ++round) {
+    options.weights = seq.weights_or_null();
+    options.kinds = seq.kinds.empty() ? nullptr : &seq.kinds;
+    PeriodSearch found = find_repeats(seq.tokens, options);
+    if (found.period == 0) break;
+    PhaseSteps phase;
+    steps_from_runs(events, seq, found, &region_of, 0, &phase);
+    if (phase.steps.size() >= kMinSteadySteps) {
+      finish_phase(phase);
+      found_phases.push_back(std::move(phase));
+    }
+    keep_outside_runs(found, &seq, &region_of);
+  }
+  return found_phases;
+}
+
+}  // namespace syncscope::segmentation
