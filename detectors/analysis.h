@@ -22,6 +22,16 @@ struct StepFigures {
   std::array<uint64_t, kGpuIdleCauses> gpu_idle_by_cause{};  // sums to the span less gpu_busy_ns
 };
 
+// Every steady finding of a phase fixed at once, as predicted by replaying
+// its steady steps (issue 27, docs/what-if.md).
+struct AllFixedPrediction {
+  int phase_index = -1;       // into Analysis::phases
+  bool measured = false;      // GPU times from the timeline; else an interval from host timing
+  double recorded_step_ns = 0;
+  double replayed_step_ns = 0;
+  double step_ns_without_low = 0, step_ns_without_high = 0;
+};
+
 struct Analysis {
   StepInfo steps;                  // the main (training) phase's steps, as every detector uses them
   std::vector<PhaseInfo> phases;   // recurring phases, the main one first (empty: no steps found)
@@ -31,6 +41,7 @@ struct Analysis {
   bool gpu_timeline = false;              // kernels, copies or memsets were recorded
   std::vector<GpuPhaseFigures> gpu;       // busy and idle by cause, per phase with steps
   std::vector<StepFigures> step_figures;  // every steady step of every phase, by phase then step
+  std::vector<AllFixedPrediction> all_fixed;  // per phase with predicted findings (a trace read whole)
   // The GPU figures of phase `index` (into `phases`), nullptr when none.
   const GpuPhaseFigures* gpu_for_phase(size_t index) const;
 };

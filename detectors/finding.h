@@ -70,6 +70,18 @@ struct Finding {
   uint64_t gpu_copy_overlap_ns = 0;       // of which kernels on other streams ran alongside
   double gpu_serialized_ns_per_step = 0;  // default-stream: copy time not overlapped, per step
 
+  // What fixing it is predicted to save, by replaying its phase's steady
+  // steps without it (issue 27, docs/what-if.md). Set by the analysis's
+  // entry point for steady findings of a trace read whole; from the GPU
+  // timeline (`prediction_measured`, one figure: low == high) or from host
+  // timing alone (an interval).
+  bool predicted = false;
+  bool prediction_measured = false;
+  std::string predicted_fix;  // the fix replayed: "read-later", "pinned-async", ... (whatif/what_if.h)
+  double saving_ns_per_step_low = 0, saving_ns_per_step_high = 0;
+  double step_ns_without_low = 0, step_ns_without_high = 0;
+  double replayed_step_ns = 0;  // its phase's steps replayed as recorded (the model's error against the recording)
+
   // Steady findings: per step of its phase it occurred in, ascending (empty otherwise).
   std::vector<FindingStepCount> step_counts;
   // Its first kMaxFindingOccurrences occurrences, by time (every phase).

@@ -100,7 +100,19 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
     suppressed = {{"rule", rule.text}, {"source", rule.source}};
   }
   const bool copies = f.gpu_measured && f.gpu_copy_ns > 0;
+  // What fixing it saves (docs/what-if.md): the midpoint, and the interval
+  // (low == high when measured).
+  const double saving = (f.saving_ns_per_step_low + f.saving_ns_per_step_high) / 2;
+  const double without = (f.step_ns_without_low + f.step_ns_without_high) / 2;
+  nlohmann::json saving_range = nullptr;
+  if (f.predicted) saving_range = {f.saving_ns_per_step_low / 1e3, f.saving_ns_per_step_high / 1e3};
   return {
+      {"predicted_saving_us_per_step", number_or_null(f.predicted, saving / 1e3)},
+      {"predicted_saving_us_per_step_range", saving_range},
+      {"predicted_step_us_without", number_or_null(f.predicted, without / 1e3)},
+      {"prediction_basis", f.predicted ? nlohmann::json(f.prediction_measured ? "measured" : "host-bound")
+                                       : nlohmann::json(nullptr)},
+      {"predicted_fix", f.predicted ? nlohmann::json(f.predicted_fix) : nlohmann::json(nullptr)},
       {"gpu_idle_us", number_or_null(f.gpu_measured, static_cast<double>(f.gpu_idle_ns) / 1e3)},
       {"gpu_idle_us_per_step", number_or_null(f.gpu_measured, f.gpu_idle_ns_per_step / 1e3)},
       {"gpu_idle_share", number_or_null(f.gpu_measured, f.gpu_idle_share)},
@@ -158,6 +170,19 @@ nlohmann::json verdicts_json(const ProcessReport& p) {
   return out;
 }
 
+// Every steady finding of phase `index` fixed (docs/what-if.md), or null.
+nlohmann::json all_fixed_json(const Analysis& analysis, size_t index) {
+  for (const AllFixedPrediction& a : analysis.all_fixed) {
+    if (a.phase_index != static_cast<int>(index)) continue;
+    return {{"prediction_basis", a.measured ? "measured" : "host-bound"},
+            {"recorded_step_us", a.recorded_step_ns / 1e3},
+            {"replayed_step_us", a.replayed_step_ns / 1e3},
+            {"predicted_step_us_without", (a.step_ns_without_low + a.step_ns_without_high) / 2e3},
+            {"predicted_step_us_without_range", {a.step_ns_without_low / 1e3, a.step_ns_without_high / 1e3}}};
+  }
+  return nullptr;
+}
+
 nlohmann::json phases_json(const ProcessReport& p) {
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < p.analysis.phases.size(); ++i) {
@@ -170,6 +195,7 @@ nlohmann::json phases_json(const ProcessReport& p) {
                    {"step_time_us", phase.step_ns / 1e3},
                    {"interrupted_steps", phase.interrupted_steps},
                    {"gpu", gpu_json(p.analysis, i)},
+                   {"all_fixed", all_fixed_json(p.analysis, i)},
                    {"marker", marker ? user_frame_json(*marker) : nlohmann::json(nullptr)}});
   }
   return out;

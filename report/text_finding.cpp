@@ -4,6 +4,7 @@
 
 #include "report/finding_text.h"
 #include "report/frame_folding.h"
+#include "report/prediction_text.h"
 #include "report/site_text.h"
 #include "report/source_paths.h"
 #include "report/text_layout.h"
@@ -79,6 +80,9 @@ void render_figures(const ProcessReport& process, const ReportedFinding& r, std:
   // copies how much ran alongside kernels.
   const std::string gpu = gpu_cost_text(f);
   if (!gpu.empty()) out << kIndent << gpu << "\n";
+  // What its fix would give back, by replaying the steps without it.
+  const std::string saving = predicted_saving_text(f, phase != nullptr ? phase->step_ns : 0);
+  if (!saving.empty()) out << kIndent << saving << "\n";
 }
 
 // The thread, when its stack has no Python to say where it was: a named

@@ -8,6 +8,7 @@
 #include "policy/category_list.h"
 #include "report/dropped_events_text.h"
 #include "report/frame_folding.h"
+#include "report/prediction_text.h"
 #include "report/gpu_timeline_text.h"
 #include "report/finding_text.h"
 #include "report/outside_summary.h"
@@ -255,6 +256,13 @@ void render_gpu_line(const ProcessReport& p, std::ostream& out) {
   for (size_t i = 0; i < analysis.phases.size(); ++i) render_gpu_phase(p, i, out);
 }
 
+// What the main phase's step would be with every steady finding fixed.
+void render_all_fixed(const ProcessReport& p, std::ostream& out) {
+  for (const AllFixedPrediction& all : p.analysis.all_fixed) {
+    if (all.phase_index == 0) out << "   " << all_fixed_text(all) << "\n";
+  }
+}
+
 // The paragraph over the findings: the phases and their steps (or the
 // steps of the one repeating pattern), and the host time blocked per step.
 void render_steps(const ProcessReport& p, std::ostream& out) {
@@ -271,6 +279,7 @@ void render_steps(const ProcessReport& p, std::ostream& out) {
   if (phases && analysis.steps.detected) {
     out << "   host blocked " << blocked << " per " << analysis.phases[0].name << " step\n";
     render_gpu_line(p, out);
+    render_all_fixed(p, out);
   } else if (analysis.steps.detected) {
     out << "   steps: " << analysis.steps.steps << " steady steps of " << calls(analysis.steps.period_calls) << ", "
         << format_duration(static_cast<uint64_t>(analysis.steps.step_ns)) << " each; host blocked " << blocked

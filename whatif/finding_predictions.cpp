@@ -15,7 +15,7 @@ using Steps = std::vector<std::pair<uint64_t, uint64_t>>;
 std::map<int, Steps> steps_by_phase(const Analysis& analysis) {
   std::map<int, Steps> out;
   for (const StepFigures& s : analysis.step_figures) {
-    out[s.window.phase_index].emplace_back(s.window.start_ns, s.window.end_ns);
+    out[s.span.phase_index].emplace_back(s.span.start_ns, s.span.end_ns);
   }
   return out;
 }

@@ -1,0 +1,48 @@
+#include "report/prediction_text.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "report/units.h"
+
+namespace syncscope {
+namespace {
+
+std::string duration(double ns) { return format_duration(static_cast<uint64_t>(std::max(0.0, ns) + 0.5)); }
+
+std::string share(double part, double whole) { return whole > 0 ? format_percent(std::max(0.0, part) / whole) : "?"; }
+
+// From the GPU timeline, one figure; from host timing alone, the interval
+// between the two GPU bounds (whatif/gpu_estimate.h).
+const char* basis_text(bool measured) { return measured ? "measured" : "estimated from host timing (no GPU timeline)"; }
+
+// Savings below this share of a step are not told apart.
+constexpr double kNegligibleShare = 0.01;
+
+// "9.7 µs a step (5%)", "9.7 µs to 12.0 µs a step (5% to 7%)", "under 1% of
+// a step": the saving's interval as the user reads it.
+std::string saving_span(double low, double high, double step_ns, bool one_figure) {
+  if (high <= 0) return "no step time";
+  if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step";
+  if (one_figure || duration(low) == duration(high)) return duration(high) + " a step (" + share(high, step_ns) + ")";
+  return duration(low) + " to " + duration(high) + " a step (" + share(low, step_ns) + " to " + share(high, step_ns) +
+         ")";
+}
+
+}  // namespace
+
+std::string predicted_saving_text(const Finding& f, double step_ns) {
+  if (!f.predicted) return "";
+  return "fixing it (" + f.predicted_fix + ") saves " +
+         saving_span(f.saving_ns_per_step_low, f.saving_ns_per_step_high, step_ns, f.prediction_measured) + ", " +
+         basis_text(f.prediction_measured);
+}
+
+std::string all_fixed_text(const AllFixedPrediction& p) {
+  const double step = p.recorded_step_ns;
+  return "fixing every steady finding saves " +
+         saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured) + ", " +
+         basis_text(p.measured);
+}
+
+}  // namespace syncscope

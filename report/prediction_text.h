@@ -1,0 +1,20 @@
+// The text report's lines for what fixing a finding is predicted to save
+// (issue 27, docs/what-if.md): one per predicted finding, one for all of a
+// phase's findings fixed at once.
+#pragma once
+
+#include <string>
+
+#include "detectors/analysis.h"
+#include "detectors/finding.h"
+
+namespace syncscope {
+
+// "fixing it (read-later) saves 410 µs a step (17%), measured"; "" when the
+// finding has no prediction. `step_ns`: its phase's step.
+std::string predicted_saving_text(const Finding& f, double step_ns);
+
+// "fixing every steady finding saves 390 µs a step (16%), measured".
+std::string all_fixed_text(const AllFixedPrediction& p);
+
+}  // namespace syncscope

@@ -1,0 +1,46 @@
+// The text report's predicted-saving lines (report/prediction_text.h).
+#include "report/prediction_text.h"
+
+#include <gtest/gtest.h>
+
+namespace syncscope {
+namespace {
+
+Finding predicted(double low, double high, bool measured) {
+  Finding f;
+  f.predicted = true;
+  f.prediction_measured = measured;
+  f.predicted_fix = "read-later";
+  f.saving_ns_per_step_low = low;
+  f.saving_ns_per_step_high = high;
+  return f;
+}
+
+TEST(PredictionText, MeasuredIsOneFigureWithItsShareOfTheStep) {
+  EXPECT_EQ(predicted_saving_text(predicted(410000, 410000, true), 2400000),
+            "fixing it (read-later) saves 410.0 µs a step (17%), measured");
+}
+
+TEST(PredictionText, FromHostTimingIsAnInterval) {
+  EXPECT_EQ(predicted_saving_text(predicted(310000, 410000, false), 2400000),
+            "fixing it (read-later) saves 310.0 µs to 410.0 µs a step (13% to 17%), estimated from host timing (no GPU "
+            "timeline)");
+}
+
+TEST(PredictionText, SmallAndNoSavingsSaySo) {
+  EXPECT_EQ(predicted_saving_text(predicted(0, 77, false), 170000),
+            "fixing it (read-later) saves under 1% of a step, estimated from host timing (no GPU timeline)");
+  EXPECT_EQ(predicted_saving_text(predicted(-5, 0, true), 170000), "fixing it (read-later) saves no step time, measured");
+  EXPECT_EQ(predicted_saving_text(Finding{}, 1000), "") << "no prediction, no line";
+}
+
+TEST(PredictionText, AllFixed) {
+  AllFixedPrediction all;
+  all.measured = true;
+  all.recorded_step_ns = 2480000;
+  all.step_ns_without_low = all.step_ns_without_high = 2090000;
+  EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves 390.0 µs a step (16%), measured");
+}
+
+}  // namespace
+}  // namespace syncscope
