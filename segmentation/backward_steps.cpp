@@ -64,7 +64,7 @@ struct Bursts {
 // pass's signature is what that thread calls up to the next marker (the
 // optimizer's update after every k-th under gradient accumulation). Markers
 // need no backward thread and no burst to be seen: an aggregated recording
-// cuts every thread's runs at them (preload/launch_aggregator.h).
+// cuts every thread's runs at them (preload/recording/launch_aggregator.h).
 Bursts bursts_from_markers(const std::vector<Event>& events, uint32_t* main_tid) {
   Bursts bursts;
   const std::vector<size_t> markers = busiest_marker_site(events, ApiId::syncscope_backward_begin);

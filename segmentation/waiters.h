@@ -3,7 +3,7 @@
 //
 // The recorder leaves a syncscope_gil_wait event when a Python thread takes
 // the GIL back after a frameless call of another thread was recorded while
-// it had released it (preload/python_resume.cpp): its span is the wait, its
+// it had released it (preload/python/python_resume.cpp): its span is the wait, its
 // stack the waiting line (`loss.backward()`). A frameless call inside such
 // a span belongs to that line; when several threads waited at once, the
 // thread that waits most often (the main thread) is preferred.

@@ -98,7 +98,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& envir
     }
     out.push_back(kv);
   }
-  // NVTX ranges name phases (preload/nvtx_injection.cpp): the preload is
+  // NVTX ranges name phases (preload/gpu_timeline/nvtx_injection.cpp): the preload is
   // the NVTX injection library, unless another tool's already is.
   if (!has_nvtx_injection) out.push_back(std::string(kNvtxInjectionVariable) + "=" + settings.preload_path);
   out.push_back("LD_PRELOAD=" + sanitizer_runtimes_first(preload, settings.sanitizer_runtimes));

@@ -1,4 +1,4 @@
-// The client side of a recorder's control endpoint (preload/control_endpoint.h):
+// The client side of a recorder's control endpoint (preload/attach/control_endpoint.h):
 // one connection per attached process, one line per request and reply, in
 // the control protocol (trace/control_protocol.h).
 #pragma once

@@ -19,7 +19,7 @@
 // frameless call of another thread was recorded meanwhile, it records one
 // syncscope_gil_wait event (released .. taken back, its Python stack). The
 // analysis attributes the frameless calls to the wait that covers them
-// (detectors/waiters.h). A thread pays one thread-local store per release
+// (segmentation/waiters.h). A thread pays one thread-local store per release
 // and two relaxed loads per re-acquire.
 //
 // A statically linked python3 (Debian's, Ubuntu's) defines the C API in the

@@ -4,7 +4,7 @@
 //  - syncscope_backward_begin: once per outermost torch.autograd.backward()
 //    call (loss.backward()), before it runs.
 // The analysis takes these events as the training loop's step boundaries
-// (detectors/segmentation.h), and the collector ends every thread's launch
+// (segmentation/segmentation.h), and the collector ends every thread's launch
 // run at their time (preload/recording/launch_aggregator.h). Each records
 // like any hooked call (a rare event, not the launch path) but with its
 // Python frames only: its native stack is always ctypes' way into the
