@@ -17,7 +17,7 @@ std::string milliseconds_words(unsigned long long ms) {
 
 std::string gpu_sampling_words(const ProcessTrace& trace) {
   uint32_t window = 0, period = 0;
-  if (!env::parse_gpu_sampling_window(trace.info(info_key::kGpuTimelineSampling).c_str(), &window, &period)) {
+  if (!env::parse_gpu_sampling_burst(trace.info(info_key::kGpuTimelineSampling).c_str(), &window, &period)) {
     return "";
   }
   return milliseconds_words(window) + " every " + milliseconds_words(period);

@@ -42,7 +42,7 @@ inline constexpr const char* kGpuTimelineDetach = "SYNCSCOPE_GPU_TIMELINE_DETACH
 // reads it and writes it back in the trace (process key
 // gpu_timeline.sampling): false for anything else ("full" included). No
 // allocation: read in the recorder's constructor.
-inline bool parse_gpu_sampling_window(const char* value, uint32_t* window_ms, uint32_t* period_ms) {
+inline bool parse_gpu_sampling_burst(const char* value, uint32_t* window_ms, uint32_t* period_ms) {
   if (value == nullptr || *value < '0' || *value > '9') return false;
   char* end = nullptr;
   const unsigned long long window = std::strtoull(value, &end, 10);

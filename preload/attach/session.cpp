@@ -120,12 +120,12 @@ control::Message start_locked(const std::string& output_dir, bool gpu_timeline, 
   // environment the process started with (`run --dormant --gpu-timeline`).
   const Config from_environment = config_from_environment();
   settings.gpu_timeline = gpu_timeline || from_environment.gpu_timeline;
-  settings.gpu_window_ms = from_environment.gpu_window_ms;
+  settings.gpu_burst_ms = from_environment.gpu_burst_ms;
   settings.gpu_period_ms = from_environment.gpu_period_ms;
   if (!gpu_sampling.empty() && !parse_gpu_sampling(gpu_sampling.c_str(), &settings)) {
     return control::error_reply("gpu_sampling must be full or W/P in milliseconds, not " + gpu_sampling);
   }
-  settings.gpu_first_window_delay_ms = 0;  // the process is past start-up: sample from now
+  settings.gpu_first_burst_delay_ms = 0;  // the process is past start-up: sample from now
   set_config(settings);
 
   int redirected = loaded_late() ? redirect_imports() : 0;

@@ -96,7 +96,7 @@ bool parse_gpu_sampling(const char* value, Config* c) {
     c->gpu_period_ms = 0;
     return true;
   }
-  return env::parse_gpu_sampling_window(value, &c->gpu_window_ms, &c->gpu_period_ms);
+  return env::parse_gpu_sampling_burst(value, &c->gpu_burst_ms, &c->gpu_period_ms);
 }
 
 const Config& config() { return g_config; }

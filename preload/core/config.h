@@ -34,11 +34,11 @@ struct Config {
   bool gpu_timestamp_callback = true;               // SYNCSCOPE_GPU_TIMESTAMPS=offset: false
   // SYNCSCOPE_GPU_TIMELINE_SAMPLING=full (period 0) or W/P ms: the timeline
   // records a window of W ms every P ms (docs/gpu-timeline.md, "Sampling").
-  uint32_t gpu_window_ms = 1000;
+  uint32_t gpu_burst_ms = 1000;
   uint32_t gpu_period_ms = 10000;
   // The first window opens this long after recording starts (past start-up),
   // or as soon as a window fits in the period; 0 for attach sessions.
-  uint32_t gpu_first_window_delay_ms = 2000;
+  uint32_t gpu_first_burst_delay_ms = 2000;
   bool dormant = false;                // SYNCSCOPE_DORMANT=1: hooks in, recording off until `syncscope attach`
   // SYNCSCOPE_STATUS_FD=FD:PID:DEV:INO (trace/recording_status.h): where to
   // tell `syncscope run` that the recording failed; status_fd -1: nowhere.

@@ -64,14 +64,14 @@ bool settle_detach(Control& c) {
 }
 
 void ask_detach(Control& c) {
-  if (!c.detach_between_windows) return;
+  if (!c.detach_between_bursts) return;
   g_detach.store(kDetachAsked, std::memory_order_release);
   if (c.api.enable_domain(1, c.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS ||
       c.api.enable_domain(1, c.subscriber, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS) {
     c.detaching = true;
     settle_detach(c);  // cancels it (no callback can have run without the domains) or sees it done
     if (!c.detached) {
-      c.detach_between_windows = false;
+      c.detach_between_bursts = false;
       note(info_key::kGpuTimelineBetweenWindows, "attached, kinds off (CUPTI refused its API callbacks)");
     }
     return;

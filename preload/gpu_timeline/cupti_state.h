@@ -37,18 +37,18 @@ struct Control {
   uint64_t last_flush_ns = 0;
   bool at_exit_registered = false;
   // Sampling (docs/gpu-timeline.md, "Sampling"): every kind above is on for
-  // a window of window_ns every period_ns (0: always). Toggled by the
+  // a burst of burst_ns every period_ns (0: always). Toggled by the
   // collector's drain, never in a hooked call.
-  uint64_t window_ns = 0, period_ns = 0;
+  uint64_t burst_ns = 0, period_ns = 0;
   bool recording = false;        // the kinds are enabled now
-  uint64_t next_open_ns = 0;     // the next window's scheduled opening
-  uint64_t window_open_ns = 0;   // when the open window's kinds came on
-  uint64_t window_close_ns = 0;  // when it is due to close
-  // Detaching between windows ("Sampling"): CUPTI, once its kinds have been
+  uint64_t next_open_ns = 0;     // the next burst's scheduled opening
+  uint64_t burst_open_ns = 0;   // when the open burst's kinds came on
+  uint64_t burst_close_ns = 0;  // when it is due to close
+  // Detaching between bursts ("Sampling"): CUPTI, once its kinds have been
   // on, keeps launches dearer with every kind off, until cuptiFinalize.
-  bool detach_between_windows = false;
+  bool detach_between_bursts = false;
   bool detaching = false;  // asked for; the next CUDA call's exit finalizes
-  bool detached = false;   // finalized: no CUPTI call until the next window (any would attach it again)
+  bool detached = false;   // finalized: no CUPTI call until the next burst (any would attach it again)
   bool system_tids = false, timestamp_callback = false;  // as at start, for each attach after
 };
 
@@ -71,7 +71,7 @@ struct Pending {
   // CUPTI numbers its calls from 1 again after each detach (seen on an
   // H100), and may hand over some of an attach's records only after the
   // next attach; the trace's correlation ids must stay unique and in issue
-  // order across windows. So each attach is an epoch, from the time it
+  // order across bursts. So each attach is an epoch, from the time it
   // began, whose ids are moved past every id recorded before it; a record
   // belongs to the epoch its start time falls in (epoch_of).
   struct Epoch {

@@ -65,8 +65,8 @@ void stop_locked(Control& c) {
   if (c.detached || c.detaching) {
     c.active = false;  // nothing left in CUPTI; any call now would attach it again
   } else {
-    c.detach_between_windows = false;  // released below instead
-    if (c.period_ns != 0 && c.recording) close_window(c);
+    c.detach_between_bursts = false;  // released below instead
+    if (c.period_ns != 0 && c.recording) close_burst(c);
     c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // hands every buffer back through buffer_completed
     release(c);
   }

@@ -17,40 +17,40 @@
 namespace syncscope::preload::cupti {
 namespace {
 
-// The stretch at each end of a window left out of the window recorded: work
+// The stretch at each end of a burst left out of the burst recorded: work
 // queued before the kinds came on may still be running after, and work
 // queued just before they go off may finish after (its record may be lost).
-constexpr uint64_t kWindowMarginNs = 100000000ull;
+constexpr uint64_t kBurstMarginNs = 100000000ull;
 
-// A window begins now (the kinds already on): when it closes, when the next opens.
-void begin_window(Control& c) {
-  c.window_open_ns = monotonic_ns();
-  c.window_close_ns = c.window_open_ns + c.window_ns;
+// A burst begins now (the kinds already on): when it closes, when the next opens.
+void begin_burst(Control& c) {
+  c.burst_open_ns = monotonic_ns();
+  c.burst_close_ns = c.burst_open_ns + c.burst_ns;
   c.next_open_ns += c.period_ns;
-  while (c.next_open_ns <= c.window_close_ns) c.next_open_ns += c.period_ns;  // late drains: skip, never overlap
+  while (c.next_open_ns <= c.burst_close_ns) c.next_open_ns += c.period_ns;  // late drains: skip, never overlap
 }
 
-void open_window(Control& c) {
+void open_burst(Control& c) {
   if (!settle_detach(c)) return;  // the next drain tries again
   if (c.detached && !reattach(c)) return;
   set_recording(c, true);
-  begin_window(c);
+  begin_burst(c);
 }
 
 }  // namespace
 
-void close_window(Control& c) {
+void close_burst(Control& c) {
   const uint64_t closed = monotonic_ns();
   set_recording(c, false);
-  if (c.detach_between_windows) {
-    c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // nothing of this window may be left in CUPTI
+  if (c.detach_between_bursts) {
+    c.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // nothing of this burst may be left in CUPTI
     ask_detach(c);
   }
-  const uint64_t margin = std::min(kWindowMarginNs, c.window_ns / 5);
+  const uint64_t margin = std::min(kBurstMarginNs, c.burst_ns / 5);
   GpuRecord w{};
   w.kind = static_cast<uint8_t>(GpuKind::kWindow);
   w.device = -1;
-  w.start_ns = c.window_open_ns + margin;
+  w.start_ns = c.burst_open_ns + margin;
   w.end_ns = closed > margin ? closed - margin : 0;
   if (w.end_ns <= w.start_ns) return;
   std::lock_guard<std::mutex> lock(g_pending->mutex);
@@ -59,33 +59,33 @@ void close_window(Control& c) {
 
 void advance_sampling(Control& c, uint64_t now) {
   if (c.period_ns == 0) return;
-  if (c.recording && now >= c.window_close_ns) {
-    close_window(c);
+  if (c.recording && now >= c.burst_close_ns) {
+    close_burst(c);
   } else if (!c.recording && now >= c.next_open_ns) {
-    open_window(c);
+    open_burst(c);
   }
 }
 
 void start_sampling(Control& c) {
   c.recording = true;
   c.period_ns = uint64_t{config().gpu_period_ms} * 1000000ull;
-  c.window_ns = uint64_t{config().gpu_window_ms} * 1000000ull;
+  c.burst_ns = uint64_t{config().gpu_burst_ms} * 1000000ull;
   if (c.period_ns == 0) {
     note(info_key::kGpuTimelineSampling, "full");
     return;
   }
   note(info_key::kGpuTimelineSampling,
-       std::to_string(config().gpu_window_ms) + "/" + std::to_string(config().gpu_period_ms));
+       std::to_string(config().gpu_burst_ms) + "/" + std::to_string(config().gpu_period_ms));
   const char* detach = std::getenv(env::kGpuTimelineDetach);
-  c.detach_between_windows = c.api.finalize != nullptr && c.api.enable_domain != nullptr &&
+  c.detach_between_bursts = c.api.finalize != nullptr && c.api.enable_domain != nullptr &&
                              !(detach != nullptr && std::strcmp(detach, "0") == 0);
   note(info_key::kGpuTimelineBetweenWindows,
-       c.detach_between_windows ? "detached (cuptiFinalize)" : "attached, kinds off");
+       c.detach_between_bursts ? "detached (cuptiFinalize)" : "attached, kinds off");
   const uint64_t now = monotonic_ns();
-  const uint64_t delay = uint64_t{config().gpu_first_window_delay_ms} * 1000000ull;
-  c.next_open_ns = now + std::min(delay, c.period_ns - c.window_ns);
+  const uint64_t delay = uint64_t{config().gpu_first_burst_delay_ms} * 1000000ull;
+  c.next_open_ns = now + std::min(delay, c.period_ns - c.burst_ns);
   if (c.next_open_ns == now) {
-    begin_window(c);  // the first window is this one: the kinds stay on
+    begin_burst(c);  // the first burst is this one: the kinds stay on
   } else {
     set_recording(c, false);
     ask_detach(c);
