@@ -24,7 +24,7 @@ std::vector<uint64_t> recorded_step_ends(const Program& program) {
   std::vector<uint64_t> ends;
   uint64_t t = 0;
   for (const Op& op : program.ops) {
-    t += op.host_before_ns + op.call_ns + op.waited_ns;
+    t += op.host_before_ns + op.call_ns + op.waited_ns + op.after_ns;
     if (ends.size() <= op.step) ends.resize(op.step + 1, ends.empty() ? 0 : ends.back());
     ends[op.step] = t;
   }
@@ -37,11 +37,13 @@ Prediction predict(const Program& recorded, const std::vector<SiteFix>& fixes, u
   p.basis = gpu_measured ? Basis::kMeasured : Basis::kHostBound;
   p.recorded_step_ns = mean_step(recorded_step_ends(recorded), first, last);
   std::vector<Program> bases;
+  // Each base keeps, as host work, the part of a waiting call that its GPU
+  // times do not explain (with_unexplained_time_in_calls).
   if (gpu_measured) {
-    bases.push_back(recorded);
+    bases.push_back(with_unexplained_time_in_calls(recorded));
   } else {
-    bases.push_back(with_estimated_gpu_time(recorded, GpuBound::kLow));
-    bases.push_back(with_estimated_gpu_time(recorded, GpuBound::kHigh));
+    bases.push_back(with_unexplained_time_in_calls(with_estimated_gpu_time(recorded, GpuBound::kLow)));
+    bases.push_back(with_unexplained_time_in_calls(with_estimated_gpu_time(recorded, GpuBound::kHigh)));
   }
   bool any = false;
   for (const Program& base : bases) {

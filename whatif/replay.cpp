@@ -15,18 +15,27 @@ struct Stream {
 
 class Machine {
  public:
-  explicit Machine(const Program& program) : program_(program) {
+  // `calibrated`: a copy of `program` whose waiting calls get the time
+  // their replayed wait does not explain (with_unexplained_time_in_calls).
+  explicit Machine(const Program& program, Program* calibrated = nullptr)
+      : program_(program), calibrated_(calibrated) {
     for (uint64_t handle : program.non_blocking_streams) stream(handle).non_blocking = true;
   }
 
   Replay run() {
     Replay out;
     out.waited_ns.reserve(program_.ops.size());
-    for (const Op& op : program_.ops) {
+    for (size_t i = 0; i < program_.ops.size(); ++i) {
+      const Op& op = program_.ops[i];
       t_ += op.host_before_ns;
       queued_by_op_ = 0;
       const uint64_t blocked = out.host_blocked_ns;
       play(op, out);
+      if (calibrated_ != nullptr) {
+        calibrate(calibrated_->ops[i]);
+      } else {
+        t_ += op.after_ns;
+      }
       out.waited_ns.push_back(out.host_blocked_ns - blocked);
       if (out.step_end_ns.size() <= op.step) {
         out.step_end_ns.resize(op.step + 1, last(out.step_end_ns));
@@ -79,6 +88,29 @@ class Machine {
     }
   }
 
+  static bool waits(OpKind kind) {
+    return kind == OpKind::kBlockingCopy || kind == OpKind::kStreamSync || kind == OpKind::kDeviceSync ||
+           kind == OpKind::kEventSync;
+  }
+
+  // A waiting call that returns, in the replay, before it returned in the
+  // recording (both from the program's start): the rest, up to the call's
+  // recorded length, is host work after the wait, and the replay goes on
+  // from the recorded time. A replay already past the recorded time (an
+  // earlier call waited longer than recorded for the same work) adds nothing.
+  void calibrate(Op& op) {
+    const uint64_t recorded = op.call_ns + op.waited_ns + op.after_ns;
+    recorded_t_ += op.host_before_ns + recorded;
+    if (!waits(op.kind) || !op.works_besides_waiting) {
+      t_ += op.after_ns;
+      return;
+    }
+    const uint64_t behind = recorded_t_ > t_ ? recorded_t_ - t_ : 0;
+    op.after_ns = std::min(behind, recorded > op.call_ns ? recorded - op.call_ns : 0);
+    op.waited_ns = recorded - op.call_ns - op.after_ns;
+    t_ += op.after_ns;
+  }
+
   // The host returns from a call at `returns` unless what it waits for is
   // done later.
   void wait_until(uint64_t returns, uint64_t done, Replay& out) {
@@ -117,6 +149,8 @@ class Machine {
   }
 
   const Program& program_;
+  Program* calibrated_;
+  uint64_t recorded_t_ = 0;  // calibrating: the recorded host's time at the end of the current op
   uint64_t t_ = 0;
   uint64_t queued_by_op_ = 0;    // when the work the current op queued finishes (0: none)
   uint64_t all_ready_ = 0;       // when every stream's queued work finishes
@@ -135,5 +169,11 @@ double Replay::mean_step_ns(uint32_t first, uint32_t last) const {
 }
 
 Replay replay(const Program& program) { return Machine(program).run(); }
+
+Program with_unexplained_time_in_calls(const Program& program) {
+  Program calibrated = program;
+  Machine(program, &calibrated).run();
+  return calibrated;
+}
 
 }  // namespace syncscope::whatif

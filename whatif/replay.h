@@ -49,6 +49,17 @@ struct Op {
   // call_ns + waited_ns). Used to estimate GPU times without a GPU timeline
   // (gpu_estimate.h); replay() computes its own waits.
   uint64_t waited_ns = 0;
+  // The call has host work of its own besides its wait: a cudaFree unmaps
+  // memory after its device-wide sync, a pageable copy stages through a
+  // pinned buffer. Its recorded time that the wait does not explain is that
+  // work (with_unexplained_time_in_calls). Not so for a plain sync, whose
+  // unexplained time is the model's error about the GPU, which a fix that
+  // drops the sync would not give back.
+  bool works_besides_waiting = false;
+  // That work, after the wait. Set by with_unexplained_time_in_calls(); kept
+  // when a fix turns the call into host-only work or a queued copy, gone
+  // when it removes the call.
+  uint64_t after_ns = 0;
 };
 
 struct Program {
@@ -78,5 +89,13 @@ struct Replay {
 };
 
 Replay replay(const Program& program);
+
+// The program with the recorded time of each call that works besides
+// waiting (Op::works_besides_waiting) that its replayed wait does not
+// explain moved into the call as host work (Op::after_ns): a cudaFree that
+// took longer than the GPU work it waited for kept the host busy unmapping,
+// and would without the wait. The result replays each such call as long as
+// recorded.
+Program with_unexplained_time_in_calls(const Program& program);
 
 }  // namespace syncscope::whatif

@@ -56,6 +56,7 @@ bool op_of(const Event& e, Op* op) {
         op->kind = OpKind::kEnqueue;
       } else {
         waiting(OpKind::kBlockingCopy);
+        op->works_besides_waiting = true;
       }
       return true;
     case ApiFamily::kCopy:
@@ -65,6 +66,7 @@ bool op_of(const Event& e, Op* op) {
         op->kind = OpKind::kEnqueue;
       } else {
         waiting(OpKind::kBlockingCopy);
+        op->works_besides_waiting = true;  // staging a pageable buffer, pinning
       }
       return true;
     case ApiFamily::kSync: {
@@ -86,10 +88,12 @@ bool op_of(const Event& e, Op* op) {
         op->kind = OpKind::kHostOnly;
       } else {
         waiting(OpKind::kDeviceSync);
+        op->works_besides_waiting = true;  // unmapping after the sync
       }
       return true;
     case ApiFamily::kHostFree:
       waiting(OpKind::kDeviceSync);  // cudaFreeHost synchronises too
+      op->works_besides_waiting = true;
       return true;
     case ApiFamily::kEventRecord:
       op->kind = OpKind::kEventRecord;

@@ -26,7 +26,9 @@ Modes:
              against dormant in one process, free of the differences between
              processes; its own columns give the paired ratio's median and
              quartiles. toggle+nostacks, toggle+nopython: the same with that
-             ablation's environment
+             ablation's environment; toggle+timeline: the recorded blocks
+             with the full GPU timeline (what a sampling burst costs while
+             it is open)
 Every run gets PYTHONHASHSEED=0 (the hash seed changes dict layouts, hence
 timings, from one process to the next) and, with --cpus, runs pinned to those
 cores (taskset), the same for every mode. The modes' order rotates from round
@@ -51,6 +53,10 @@ ENV_OF_MODE = {
     "nostacks": {"SYNCSCOPE_STACKS": "0"},
     "nopython": {"SYNCSCOPE_PYTHON": "0"},
     "nomarkers": {"SYNCSCOPE_STEP_MARKERS": "0"},
+    # toggle+timeline: the recorded blocks also record the full GPU timeline
+    # (harness_bench.py passes it to the recorder's start request): the
+    # timeline's cost while a sampling burst is open.
+    "timeline": {"HARNESS_TOGGLE_TIMELINE": "full"},
 }
 PARTS = ("wall", "step_ms", "start", "imports", "setup", "train", "exit")
 TOGGLE_PARTS = ("on_ms", "off_ms", "ratio", "ratio_q1", "ratio_q3", "pairs")

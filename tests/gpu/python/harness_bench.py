@@ -90,7 +90,10 @@ class Toggle:
             else:
                 session_dir = os.path.join(self.dir, str(len(self.blocks)))
                 os.makedirs(session_dir)
-                self.recorder.request("start", dir=session_dir)
+                # HARNESS_TOGGLE_TIMELINE=full (or BURST/PERIOD in ms): the blocks record the GPU timeline too.
+                timeline = os.environ.get("HARNESS_TOGGLE_TIMELINE")
+                extra = {"gpu_timeline": "1", "gpu_sampling": timeline} if timeline else {}
+                self.recorder.request("start", dir=session_dir, **extra)
             self.recording = not self.recording
             self.since_switch = 0
             now = time.perf_counter()  # the switch is in no step's time

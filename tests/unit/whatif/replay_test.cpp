@@ -187,5 +187,51 @@ TEST(WhatIf, DropCallRemovesTheCallAndItsHostTime) {
   EXPECT_EQ(replay(fixed).host_end_ns[0], 8 * kUs) << "the host's work before it stays, the call's 80 µs go";
 }
 
+
+// cudaFree after a kernel: its device-wide sync waits 100 µs for the kernel,
+// then the call unmaps memory for 400 µs more, with the GPU idle. Recorded:
+// the call took 500 µs (3 of them its own, 497 waiting).
+Program free_after_kernel() {
+  Op free_call = wait_op(OpKind::kDeviceSync);
+  free_call.call_ns = 3 * kUs;
+  free_call.waited_ns = 497 * kUs;
+  free_call.site = 7;
+  free_call.works_besides_waiting = true;
+  return program({enqueue(0x1000, 100 * kUs), free_call});
+}
+
+TEST(Replay, TimeAWaitingCallTookBeyondItsGpuWorkIsHostWorkAfterTheWait) {
+  const Program recorded = free_after_kernel();
+  EXPECT_EQ(replay(recorded).host_end_ns[0], 100 * kUs) << "uncalibrated: the unmapping is lost";
+  const Program calibrated = with_unexplained_time_in_calls(recorded);
+  EXPECT_EQ(calibrated.ops[1].after_ns, 400 * kUs);
+  EXPECT_EQ(calibrated.ops[1].waited_ns, 97 * kUs);
+  EXPECT_EQ(replay(calibrated).host_end_ns[0], 500 * kUs) << "the call as long as recorded";
+  // Dropping the free's sync keeps its unmapping: 3 + 400 µs of host work.
+  const Program fixed = apply_fixes(calibrated, {SiteFix{7, Fix::kDropFreeSync}});
+  EXPECT_EQ(replay(fixed).host_end_ns[0], 403 * kUs);
+  // Dropping the call (the caching allocator keeps the memory) removes it all.
+  EXPECT_EQ(replay(apply_fixes(calibrated, {SiteFix{7, Fix::kDropCall}})).host_end_ns[0], 0u);
+}
+
+TEST(Replay, AWaitTheGpuExplainsKeepsNoHostWorkAfterIt) {
+  Op sync = wait_op(OpKind::kBlockingCopy, 0x1000);
+  sync.works_besides_waiting = true;
+  sync.call_ns = 3 * kUs;
+  sync.waited_ns = 90 * kUs;  // recorded shorter than the replay's 100 µs: the model's error, not host work
+  const Program calibrated = with_unexplained_time_in_calls(program({enqueue(0x1000, 100 * kUs), sync}));
+  EXPECT_EQ(calibrated.ops[1].after_ns, 0u);
+  EXPECT_EQ(calibrated.ops[1].waited_ns, 90 * kUs) << "the recorded split stays";
+  EXPECT_EQ(replay(calibrated).host_end_ns[0], 100 * kUs);
+}
+
+TEST(Replay, APlainSyncsUnexplainedTimeIsNotHostWork) {
+  Op sync = wait_op(OpKind::kStreamSync, 0x1000);
+  sync.call_ns = 3 * kUs;
+  sync.waited_ns = 497 * kUs;  // the GPU was busier than its times say: dropping the sync would not give it back
+  const Program calibrated = with_unexplained_time_in_calls(program({enqueue(0x1000, 100 * kUs), sync}));
+  EXPECT_EQ(calibrated.ops[1].after_ns, 0u);
+}
+
 }  // namespace
 }  // namespace syncscope::whatif
