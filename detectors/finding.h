@@ -49,7 +49,7 @@ struct Finding {
   uint64_t bytes = 0;
   std::string detail;   // one line of extra evidence
   std::string hint;     // what to do about it
-  double severity = 0;  // ranking key: host time lost per step relative to step time
+  double severity = 0;  // host time lost per step relative to step time: the ranking key without a prediction (detectors/finding_rank.h)
 
   // Where in the program's structure it happens (segmentation/phases.h).
   int phase_index = -1;        // into Analysis::phases (the recurring phase it belongs to); -1: none
@@ -81,6 +81,7 @@ struct Finding {
   double saving_ns_per_step_low = 0, saving_ns_per_step_high = 0;
   double step_ns_without_low = 0, step_ns_without_high = 0;
   double replayed_step_ns = 0;  // its phase's steps replayed as recorded (the model's error against the recording)
+  double prediction_step_ns = 0;  // its phase's mean step (PhaseInfo::step_ns): what the saving is a share of
 
   // Steady findings: per step of its phase it occurred in, ascending (empty otherwise).
   std::vector<FindingStepCount> step_counts;

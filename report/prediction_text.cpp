@@ -45,4 +45,11 @@ std::string all_fixed_text(const AllFixedPrediction& p) {
          basis_text(p.measured);
 }
 
+std::string not_judged_text(uint64_t findings) {
+  // Why there is none (outside steady state, no modelled fix, a trace read
+  // in windows): docs/what-if.md, where the option is documented.
+  return "--fail-on-saving: " + std::to_string(findings) + (findings == 1 ? " finding" : " findings") +
+         " could not be judged (no predicted saving) and do not fail it";
+}
+
 }  // namespace syncscope
