@@ -10,7 +10,7 @@
 
 namespace syncscope {
 
-// "saves 16%" for a card's head; "" without a prediction.
+// " saves 16%" (a tag, its space before it) for a card's head; "" without a prediction.
 std::string saving_tag_html(const Finding& f);
 // The saving's line and the two bars; "" without a prediction.
 std::string prediction_html(const Finding& f);

@@ -25,8 +25,9 @@ std::string saving_span(double low, double high, double step_ns, bool one_figure
   if (high <= 0) return "no step time";
   if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step";
   if (one_figure || duration(low) == duration(high)) return duration(high) + " a step (" + share(high, step_ns) + ")";
-  return duration(low) + " to " + duration(high) + " a step (" + share(low, step_ns) + " to " + share(high, step_ns) +
-         ")";
+  const std::string shares =
+      share(low, step_ns) == share(high, step_ns) ? share(high, step_ns) : share(low, step_ns) + " to " + share(high, step_ns);
+  return duration(low) + " to " + duration(high) + " a step (" + shares + ")";
 }
 
 }  // namespace
