@@ -158,5 +158,15 @@ TEST(PredictionFormats, FindingsWithoutAPredictionAreSaidNotJudged) {
   EXPECT_NE(html_report(job.report).find("could not be judged"), std::string::npos);
 }
 
+TEST(PredictionFormats, FailOnSavingAloneStillFailsClosedOnAnIncompleteRecording) {
+  std::vector<AnalysedTrace> traces = analysed({rank_trace(1)}, two_rank_policy().steps);
+  traces[0].trace.complete = false;  // no end record: its last calls are missing
+  ReportOptions options;
+  options.policy.gate.fail_on_saving = 0.99;  // nothing saves that much
+  const Report report = build_report(traces, options);
+  EXPECT_FALSE(report.gate_failed);
+  EXPECT_TRUE(report.gate_blind()) << "the gate cannot pass on what was not recorded (exit 4)";
+}
+
 }  // namespace
 }  // namespace syncscope::testing
