@@ -74,7 +74,8 @@ struct Finding {
   // steps without it (issue 27, docs/what-if.md). Set by the analysis's
   // entry point for steady findings of a trace read whole; from the GPU
   // timeline (`prediction_measured`, one figure: low == high) or from host
-  // timing alone (an interval).
+  // timing alone (an interval). Merging findings copies these together
+  // (detectors/finding_merge.cpp, copy_prediction): a new one goes there too.
   bool predicted = false;
   bool prediction_measured = false;
   std::string predicted_fix;  // the fix replayed: "read-later", "pinned-async", ... (whatif/what_if.h)
