@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/windowed_read.h"
+#include "detectors/finding_rank.h"
 #include "whatif/finding_predictions.h"
 #include "trace/time_window.h"
 #include "trace/trace_stream.h"
@@ -66,7 +67,12 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis) {
     f.step_ns_without_low = p.step_without_low_ns;
     f.step_ns_without_high = p.step_without_high_ns;
     f.replayed_step_ns = p.replayed_step_ns;
+    if (f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < analysis->phases.size()) {
+      f.prediction_step_ns = analysis->phases[static_cast<size_t>(f.phase_index)].step_ns;
+    }
   }
+  // Ranked again, now by what fixing each saves (detectors/finding_rank.h).
+  std::stable_sort(analysis->findings.begin(), analysis->findings.end(), ranks_before);
   for (const whatif::PhasePrediction& phase : predictions.phases) {
     const whatif::Prediction& p = phase.all_fixed;
     analysis->all_fixed.push_back(AllFixedPrediction{phase.phase_index, p.basis == whatif::Basis::kMeasured,

@@ -4,7 +4,7 @@
 
 #include "detectors/compilation.h"
 #include "detectors/detectors.h"
-#include "detectors/finding_merge.h"
+#include "detectors/finding_rank.h"
 #include "segmentation/segmentation.h"
 #include "segmentation/waiters.h"
 

@@ -35,7 +35,7 @@ struct AllFixedPrediction {
 struct Analysis {
   StepInfo steps;                  // the main (training) phase's steps, as every detector uses them
   std::vector<PhaseInfo> phases;   // recurring phases, the main one first (empty: no steps found)
-  std::vector<Finding> findings;   // ranked: steady first, then by severity
+  std::vector<Finding> findings;   // ranked: steady first, then by predicted saving, else severity (detectors/finding_rank.h)
   double blocked_ns_per_step = 0;  // steady hidden-sync + pageable host time per step (0 if no steps)
   // GPU timeline (docs/gpu-timeline.md): only when the trace has GPU work.
   bool gpu_timeline = false;              // kernels, copies or memsets were recorded

@@ -49,7 +49,7 @@ struct Finding {
   uint64_t bytes = 0;
   std::string detail;   // one line of extra evidence
   std::string hint;     // what to do about it
-  double severity = 0;  // ranking key: host time lost per step relative to step time
+  double severity = 0;  // host time lost per step relative to step time: the ranking key without a prediction (detectors/finding_rank.h)
 
   // Where in the program's structure it happens (segmentation/phases.h).
   int phase_index = -1;        // into Analysis::phases (the recurring phase it belongs to); -1: none
@@ -74,13 +74,15 @@ struct Finding {
   // steps without it (issue 27, docs/what-if.md). Set by the analysis's
   // entry point for steady findings of a trace read whole; from the GPU
   // timeline (`prediction_measured`, one figure: low == high) or from host
-  // timing alone (an interval).
+  // timing alone (an interval). Merging findings copies these together
+  // (detectors/finding_merge.cpp, copy_prediction): a new one goes there too.
   bool predicted = false;
   bool prediction_measured = false;
   std::string predicted_fix;  // the fix replayed: "read-later", "pinned-async", ... (whatif/what_if.h)
   double saving_ns_per_step_low = 0, saving_ns_per_step_high = 0;
   double step_ns_without_low = 0, step_ns_without_high = 0;
   double replayed_step_ns = 0;  // its phase's steps replayed as recorded (the model's error against the recording)
+  double prediction_step_ns = 0;  // its phase's mean step (PhaseInfo::step_ns): what the saving is a share of
 
   // Steady findings: per step of its phase it occurred in, ascending (empty otherwise).
   std::vector<FindingStepCount> step_counts;

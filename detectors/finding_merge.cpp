@@ -3,7 +3,24 @@
 #include <algorithm>
 #include <cmath>
 
+#include "detectors/finding_rank.h"
+
 namespace syncscope {
+namespace {
+
+void copy_prediction(Finding& into, const Finding& from) {
+  into.predicted = from.predicted;
+  into.prediction_measured = from.prediction_measured;
+  into.predicted_fix = from.predicted_fix;
+  into.saving_ns_per_step_low = from.saving_ns_per_step_low;
+  into.saving_ns_per_step_high = from.saving_ns_per_step_high;
+  into.step_ns_without_low = from.step_ns_without_low;
+  into.step_ns_without_high = from.step_ns_without_high;
+  into.replayed_step_ns = from.replayed_step_ns;
+  into.prediction_step_ns = from.prediction_step_ns;
+}
+
+}  // namespace
 
 uint64_t median_step_gap(const std::vector<FindingStepCount>& steps) {
   if (steps.size() < 2) return 0;
@@ -35,6 +52,12 @@ void merge_finding(Finding& into, const Finding& other, uint64_t phase_steps) {
   into.gpu_copy_ns += other.gpu_copy_ns;
   into.gpu_copy_overlap_ns += other.gpu_copy_overlap_ns;
   into.gpu_serialized_ns_per_step += other.gpu_serialized_ns_per_step;
+  // Savings do not add up: the parts' waits overlap (fixing one lets the
+  // next wait longer), so the merged line keeps its largest part's
+  // prediction, what fixing the line saves at least (docs/what-if.md).
+  if (other.predicted && (!into.predicted || saving_share_mid(other) > saving_share_mid(into))) {
+    copy_prediction(into, other);
+  }
 
   std::vector<FindingStepCount> steps;
   steps.reserve(into.step_counts.size() + other.step_counts.size());
@@ -74,11 +97,6 @@ void set_per_step_figures(Finding& f, uint64_t phase_steps, double step_ns) {
   f.step_share = step_ns > 0 ? f.blocked_ns_per_step / step_ns : 0;
   // Periodic: the median spacing of the steps it occurred in.
   f.every_n_steps = periodic_every(f.step_counts, f.steps_with, phase_steps);
-}
-
-bool ranks_before(const Finding& x, const Finding& y) {
-  if ((x.phase == Phase::kSteady) != (y.phase == Phase::kSteady)) return x.phase == Phase::kSteady;
-  return x.severity > y.severity;
 }
 
 }  // namespace syncscope

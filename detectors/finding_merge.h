@@ -31,14 +31,12 @@ uint64_t periodic_every(const std::vector<FindingStepCount>& steps, uint64_t ste
 // every_n_steps. The whole and the windowed analyses both call it.
 void set_per_step_figures(Finding& f, uint64_t phase_steps, double step_ns);
 
-// The findings' order: steady state first, then by severity, worst first.
-bool ranks_before(const Finding& x, const Finding& y);
-
 // Adds `other` (same category, phase and phase_index) into `into`: counts,
 // host and GPU time, bytes and per-step figures add up; the steps they
 // occurred in are merged by step, so steps_with and every_n_steps count
 // steps, not sites; occurrences are merged by time (bounded). `into` keeps
-// its site (stack) and API; `phase_steps` is the phase's steady steps (0
+// its site (stack) and API, and the prediction of the part that saves most
+// (savings overlap, they do not add up); `phase_steps` is the phase's steady steps (0
 // outside steady state).
 void merge_finding(Finding& into, const Finding& other, uint64_t phase_steps);
 

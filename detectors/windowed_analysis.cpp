@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "detectors/finding_merge.h"
+#include "detectors/finding_rank.h"
 #include "segmentation/segmentation.h"
 
 namespace syncscope {

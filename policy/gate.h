@@ -1,6 +1,8 @@
 // The CI gate: which categories fail a run, and by how much they may occur.
 // `--fail-on C` gates C with a budget of 0; `--budget C=N[/step]` gates C
-// with that budget (a later budget for a category replaces an earlier one).
+// with that budget (a later budget for a category replaces an earlier one);
+// `--fail-on-saving P%` fails on each finding whose fix saves more than P% of
+// a step (policy/saving_gate.h). The gate fails when any rule does.
 // Only findings that count are tallied: steady state (all phases with
 // --include-warmup), not suppressed, not in the baseline. The caller decides
 // what counts; the gate only compares tallies with budgets.
@@ -30,8 +32,9 @@ struct GatePolicy {
   std::vector<Budget> budgets;
   bool include_warmup = false;
   int exit_code = kDefaultGateExitCode;
+  std::optional<double> fail_on_saving;  // a share of the step (0.02 for --fail-on-saving 2%)
 
-  bool enabled() const { return !fail_on.empty() || !budgets.empty(); }
+  bool enabled() const { return !fail_on.empty() || !budgets.empty() || fail_on_saving.has_value(); }
   // The budget that applies to a category, if it is gated at all.
   std::optional<Budget> budget_for(Category c) const;
 };

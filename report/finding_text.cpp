@@ -10,6 +10,7 @@ namespace syncscope {
 
 FindingLevel finding_level(const ProcessReport& process, const ReportedFinding& finding) {
   if (!finding.counted) return FindingLevel::kNote;
+  if (finding.saving == SavingCheck::kOver) return FindingLevel::kError;
   for (const CategoryVerdict& v : process.verdicts) {
     if (v.category == finding.finding.category && v.failed) return FindingLevel::kError;
   }
@@ -30,6 +31,9 @@ const char* level_name(FindingLevel level) {
 
 bool category_fails(const Report& report, const ProcessReport& process, Category category) {
   if (report.policy.gate.enabled()) {
+    for (const ReportedFinding& f : process.findings) {
+      if (f.finding.category == category && f.saving == SavingCheck::kOver) return true;
+    }
     for (const CategoryVerdict& v : process.verdicts) {
       if (v.category == category) return v.failed;
     }

@@ -10,14 +10,16 @@ namespace syncscope {
 
 enum class FindingLevel { kError, kWarning, kNote };
 
-// error: counted and its category failed the gate; warning: counted (or, with
+// error: counted and its category failed the gate, or its saving failed
+// --fail-on-saving; warning: counted (or, with
 // no gate, a steady-state finding); note: known in the baseline, outside
 // steady state, or suppressed.
 FindingLevel finding_level(const ProcessReport& process, const ReportedFinding& finding);
 const char* level_name(FindingLevel level);  // "error", "warning", "note"
 
 // Whether a category fails a process's JUnit testcase: the gate's verdict
-// when a gate is set, else any counted finding.
+// (or a finding of it over --fail-on-saving) when a gate is set, else any
+// counted finding.
 bool category_fails(const Report& report, const ProcessReport& process, Category category);
 
 // "train.py:42 in step" / "read_loss_value (hidden_sync_loop)" / "unknown site";

@@ -2,6 +2,7 @@
 
 #include "report/category_help.h"
 #include "report/finding_text.h"
+#include "report/prediction_text.h"
 #include "report/source_paths.h"
 #include "trace/process_info_keys.h"
 
@@ -60,7 +61,10 @@ std::string findings_github(const Report& report, const std::string& workspace) 
       properties += "title=" + github_escape_property(std::string("syncscope ") + category_name(finding.category) +
                                                       " (" + p.label() + ")");
       std::string message = std::string(category_help(finding.category).summary) + " " + finding_summary(f) + " at " +
-                            finding_where(f) + "\n" + finding.hint;
+                            finding_where(f);
+      const std::string saving = predicted_saving_text(finding, finding.prediction_step_ns);
+      if (!saving.empty()) message += "; " + saving;
+      message += "\n" + finding.hint;
       FindingLevel level = finding_level(p, f);
       out += "::" + std::string(level == FindingLevel::kNote ? "notice" : level_name(level)) + " " + properties +
              "::" + github_escape_data(message) + "\n";

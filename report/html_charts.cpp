@@ -14,6 +14,7 @@ constexpr int kAxis = 40;    // left margin: the y axis's labels
 constexpr int kBottom = 18;  // under the plot: the x axis's labels
 constexpr int kStripWidth = 320, kStripHeight = 22;
 constexpr int kLineHeight = 160;
+constexpr int kPairWidth = 520, kPairBar = 12, kPairLabel = 230;  // before/after: bar area and its labels
 
 std::string num(double value) {
   char text[32];
@@ -89,6 +90,30 @@ std::string strip_svg(const std::vector<double>& values, const std::string& colo
     out += "<rect x=\"" + num(width * static_cast<double>(i)) + "\" y=\"" + num(kStripHeight - h) + "\" width=\"" +
            num(std::max(width - (width >= 4 ? 1 : 0), 0.5)) + "\" height=\"" + num(h) + "\" fill=\"" + color + "\"/>";
   }
+  return out + "</svg>";
+}
+
+std::string before_after_svg(const BeforeAfter& chart) {
+  const double top = std::max({chart.before, chart.after_low, chart.after_high, 1.0});
+  const double plot_w = kPairWidth - kPairLabel;
+  const auto w = [&](double v) { return plot_w * std::clamp(v / top, 0.0, 1.0); };
+  const int height = 2 * kPairBar + 10;
+  std::string out = svg_open(kPairWidth, height, chart.title);
+  out += "<title>" + html_escape(chart.title) + "</title>";
+  const auto bar = [&](double y, double width, const char* color) {
+    return "<rect x=\"0\" y=\"" + num(y) + "\" width=\"" + num(std::max(width, 0.5)) + "\" height=\"" +
+           num(kPairBar) + "\" fill=\"" + color + "\"/>";
+  };
+  out += bar(2, w(chart.before), "#90a4ae");
+  out += text_at(w(chart.before) + 6, 2 + kPairBar - 2, chart.before_label);
+  const double y = 2 + kPairBar + 6;
+  out += bar(y, w(chart.after_low), "#00897b");
+  if (chart.after_high > chart.after_low) {
+    out += "<rect x=\"" + num(w(chart.after_low)) + "\" y=\"" + num(y) + "\" width=\"" +
+           num(std::max(w(chart.after_high) - w(chart.after_low), 0.5)) + "\" height=\"" + num(kPairBar) +
+           "\" fill=\"#80cbc4\"/>";
+  }
+  out += text_at(w(std::max(chart.after_low, chart.after_high)) + 6, y + kPairBar - 2, chart.after_label);
   return out + "</svg>";
 }
 

@@ -29,6 +29,18 @@ std::string legend_html(const std::vector<ChartSeries>& series);
 // per step: periodic sites show their rhythm).
 std::string strip_svg(const std::vector<double>& values, const std::string& color, const std::string& title);
 
+// A step before and after a change, as two horizontal bars on one scale
+// (what fixing a finding saves, docs/what-if.md): `before`, and `after` as
+// an interval (after_low == after_high for one figure), the interval's span
+// drawn lighter. Labels are drawn at the bars' right ends.
+struct BeforeAfter {
+  double before = 0;
+  double after_low = 0, after_high = 0;
+  std::string before_label, after_label;  // e.g. "as recorded (replayed) 2.43 ms"
+  std::string title;                      // what hovering shows
+};
+std::string before_after_svg(const BeforeAfter& chart);
+
 // A step line (y holds from one x to the next) from x = 0 to x_end, y from 0
 // to the largest y; the axes say x_end_label and y_top_label.
 struct LinePoint {

@@ -6,6 +6,7 @@
 #include "report/finding_text.h"
 #include "report/html_charts.h"
 #include "report/html_escape.h"
+#include "report/html_prediction.h"
 #include "report/site_text.h"
 #include "report/source_paths.h"
 #include "report/units.h"
@@ -101,13 +102,15 @@ std::string card(const ProcessReport& process, const ReportedFinding& r, int ran
   if (phase && process.analysis.phases.size() > 1)
     out += " <span class=\"tag\">" + html_escape(phase->name) + "</span>";
   if (r.known) out += " <span class=\"tag\">in baseline</span>";
+  out += saving_tag_html(f);
+  if (r.saving == SavingCheck::kOver) out += " <span class=\"tag fails\">fails --fail-on-saving</span>";
   out += "</div>";
   const std::string from = reached_from(r.site, process.trace->info(info_key::kCwd));
   if (!from.empty()) out += "<p class=\"from\">reached from <code>" + html_escape(from) + "</code></p>";
   if (r.operation != Operation::kUnknown) {
     out += "<p class=\"op\">made by: " + html_escape(operation_label(r.operation)) + "</p>";
   }
-  out += figures(process, f) + step_strip(process, f);
+  out += figures(process, f) + prediction_html(f) + step_strip(process, f);
   if (!f.hint.empty()) out += "<p class=\"hint\"><b>hint:</b> " + html_escape(f.hint) + "</p>";
   return out + stack(process, r) + "</li>";
 }
@@ -152,7 +155,8 @@ std::string findings_html(const ProcessReport& process, const Report& report) {
   if (steady == 0) {
     out += "<p>No findings in steady state.</p>";
   } else {
-    out += "<p>Steady state, worst first.</p><ol class=\"findings\">" + cards + "</ol>";
+    out += "<p>Steady state, worst first: by what fixing each is predicted to save, else by the share of the step "
+           "it costs.</p><ol class=\"findings\">" + cards + "</ol>";
     if (steady > rank) {
       out += "<p>… " + std::to_string(steady - rank) + " more steady findings (--format json lists every finding)</p>";
     }

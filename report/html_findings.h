@@ -1,6 +1,6 @@
 // One process's findings in the HTML report: the steady-state ones ranked
 // as the text report ranks them, each a card (the user line, its figures,
-// how often per step, the GPU's loss, the hint, the native stack folded
+// how often per step, the GPU's loss, what fixing it saves, the hint, the native stack folded
 // away in <details>); those of warm-up and teardown as one table.
 #pragma once
 

@@ -9,7 +9,10 @@
 #include "report/gpu_timeline_text.h"
 #include "report/html_charts.h"
 #include "report/html_escape.h"
+#include "report/finding_text.h"
 #include "report/html_findings.h"
+#include "report/html_prediction.h"
+#include "report/prediction_text.h"
 #include "report/units.h"
 #include "trace/process_info_keys.h"
 
@@ -48,6 +51,8 @@ ul.legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap
 .swatch{display:inline-block;width:11px;height:11px;margin-right:5px;vertical-align:-1px}
 table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #e0e0e0;padding:3px 10px;text-align:left}
 td.num{text-align:right}footer{margin-top:32px;color:#9e9e9e;font-size:12px}
+.tag.saving{background:#e8f5e9;color:#2e7d32}.tag.fails{background:#ffebee;color:#c62828}
+.prediction{margin:4px 0}.prediction p.saving{margin:2px 0;color:#2e7d32}
 )";
 
 std::string fact(const std::string& name, const std::string& html_value) {
@@ -228,7 +233,7 @@ std::string process_section(const ProcessReport& p, const Report& report) {
   bool charts = false;
   for (size_t i = 0; i < p.analysis.phases.size(); ++i) {
     const std::string chart = step_chart(p, i);
-    out += chart;
+    out += chart + all_fixed_html(p, i);
     charts |= !chart.empty();
   }
   if (!charts) out += "<p class=\"muted\">No steps found: no per-step chart.</p>";
@@ -270,6 +275,14 @@ std::string gate_line(const Report& report) {
       if (v.failed)
         out += "<li>" + html_escape(p.label() + ": " + category_name(v.category) + " " + v.reason) + "</li>";
     }
+    for (const ReportedFinding& f : p.findings) {
+      if (f.saving != SavingCheck::kOver) continue;
+      out += "<li>" +
+             html_escape(p.label() + ": " + category_name(f.finding.category) + " at " + finding_where(f) + " " +
+                         saving_over_reason(*report.policy.gate.fail_on_saving, f.finding)) +
+             "</li>";
+    }
+    if (p.savings_not_judged > 0) out += "<li>" + html_escape(p.label() + ": " + not_judged_text(p.savings_not_judged)) + "</li>";
   }
   return out + "</ul>";
 }

@@ -149,9 +149,19 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"suppressed", suppressed},
       {"in_baseline", r.known},
       {"counted", r.counted},
+      {"saving_gate", r.saving == SavingCheck::kNotGated ? nlohmann::json(nullptr)
+                                                         : nlohmann::json(saving_check_name(r.saving))},
       {"hint", f.hint},
       {"detail", f.detail},
   };
+}
+
+// --fail-on-saving's verdict: null when the option was not given.
+nlohmann::json saving_verdict_json(const ProcessReport& p, const ReportPolicy& policy) {
+  if (!policy.gate.fail_on_saving) return nullptr;
+  return {{"threshold", saving_threshold_text(*policy.gate.fail_on_saving)},
+          {"over", p.savings_over},
+          {"not_judged", p.savings_not_judged}};
 }
 
 nlohmann::json verdicts_json(const ProcessReport& p) {
@@ -242,7 +252,7 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       {"gpu", gpu_json(analysis, 0)},
       {"api_counts", api_counts},
       {"findings", findings},
-      {"gate", {{"failed", p.gate_failed}, {"categories", verdicts_json(p)}}},
+      {"gate", {{"failed", p.gate_failed}, {"categories", verdicts_json(p)}, {"saving", saving_verdict_json(p, policy)}}},
   };
   if (!trace.info(info_key::kAttachMode).empty()) {
     nlohmann::json not_seen = nlohmann::json::array();
@@ -282,6 +292,9 @@ nlohmann::json policy_json(const Report& report) {
             {"failed", report.gate_failed || report.gate_blind()},
             {"recording_incomplete", report.gate_blind()},
             {"budgets", budgets},
+            {"fail_on_saving", policy.gate.fail_on_saving
+                                   ? nlohmann::json(saving_threshold_text(*policy.gate.fail_on_saving))
+                                   : nlohmann::json(nullptr)},
             {"include_warmup", policy.gate.include_warmup}}},
           {"suppressions", rules},
           {"suppressed", report.suppressed},

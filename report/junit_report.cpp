@@ -45,6 +45,11 @@ std::string findings_junit(const Report& report) {
         for (const CategoryVerdict& v : p.verdicts) {
           if (v.category == c && !v.reason.empty()) message = std::string(category_name(c)) + " " + v.reason;
         }
+        for (const ReportedFinding& f : p.findings) {
+          if (f.finding.category != c || f.saving != SavingCheck::kOver) continue;
+          message += std::string(message.empty() ? "" : "; ") + finding_where(f) + " " +
+                     saving_over_reason(*report.policy.gate.fail_on_saving, f.finding);
+        }
         if (message.empty()) message = std::string(category_help(c).summary);
         cases << "      <failure type=\"" << category_name(c) << "\" message=\"" << xml_escape(message) << "\">"
               << xml_escape(counted) << "</failure>\n";

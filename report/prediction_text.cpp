@@ -25,8 +25,9 @@ std::string saving_span(double low, double high, double step_ns, bool one_figure
   if (high <= 0) return "no step time";
   if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step";
   if (one_figure || duration(low) == duration(high)) return duration(high) + " a step (" + share(high, step_ns) + ")";
-  return duration(low) + " to " + duration(high) + " a step (" + share(low, step_ns) + " to " + share(high, step_ns) +
-         ")";
+  const std::string shares =
+      share(low, step_ns) == share(high, step_ns) ? share(high, step_ns) : share(low, step_ns) + " to " + share(high, step_ns);
+  return duration(low) + " to " + duration(high) + " a step (" + shares + ")";
 }
 
 }  // namespace
@@ -43,6 +44,13 @@ std::string all_fixed_text(const AllFixedPrediction& p) {
   return "fixing every steady finding saves " +
          saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured) + ", " +
          basis_text(p.measured);
+}
+
+std::string not_judged_text(uint64_t findings) {
+  // Why there is none (outside steady state, no modelled fix, a trace read
+  // in windows): docs/what-if.md, where the option is documented.
+  return "--fail-on-saving: " + std::to_string(findings) + (findings == 1 ? " finding" : " findings") +
+         " could not be judged (no predicted saving) and do not fail it";
 }
 
 }  // namespace syncscope

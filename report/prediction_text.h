@@ -3,6 +3,7 @@
 // phase's findings fixed at once.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "detectors/analysis.h"
@@ -11,10 +12,16 @@
 namespace syncscope {
 
 // "fixing it (read-later) saves 410 µs a step (17%), measured"; "" when the
-// finding has no prediction. `step_ns`: its phase's step.
+// finding has no prediction. `step_ns`: its phase's step
+// (Finding::prediction_step_ns).
 std::string predicted_saving_text(const Finding& f, double step_ns);
 
 // "fixing every steady finding saves 390 µs a step (16%), measured".
 std::string all_fixed_text(const AllFixedPrediction& p);
+
+// Under --fail-on-saving, for counted findings without a prediction:
+// "--fail-on-saving: 3 findings could not be judged (no predicted saving) and
+// do not fail it".
+std::string not_judged_text(uint64_t findings);
 
 }  // namespace syncscope

@@ -7,6 +7,7 @@
 
 #include "detectors/finding.h"
 #include "detectors/finding_merge.h"
+#include "detectors/finding_rank.h"
 #include "report/dropped_events_text.h"
 #include "report/units.h"
 #include "trace/process_info_keys.h"
@@ -55,6 +56,7 @@ void move_to_warmup(Finding* f) {
   f->steps_with = f->every_n_steps = 0;
   f->step_counts.clear();
   f->severity *= 0.1;  // as the aggregator ranks what is outside steady state
+  f->predicted = false;  // a saving per step is a steady finding's
 }
 
 ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symbolizer& symbolizer,
@@ -99,7 +101,8 @@ std::string merge_key(const ReportedFinding& r) {
 
 // Findings of one sync line, operation and phase become one: different
 // native stacks below one line (cuDNN's choices, autograd's thread) are one
-// thing for the user to fix. The most severe keeps its site.
+// thing for the user to fix. The highest ranked keeps its site; the line's
+// prediction is its part that saves most (merge_finding).
 void merge_same_lines(const Analysis& analysis, std::vector<ReportedFinding>* findings) {
   std::vector<ReportedFinding> out;
   std::map<std::string, size_t> index_of;
@@ -125,15 +128,14 @@ void merge_same_lines(const Analysis& analysis, std::vector<ReportedFinding>* fi
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const ReportedFinding& x, const ReportedFinding& y) {
-    const bool xs = x.finding.phase == Phase::kSteady, ys = y.finding.phase == Phase::kSteady;
-    if (xs != ys) return xs;
-    return x.finding.severity > y.finding.severity;
+    return ranks_before(x.finding, y.finding);
   });
   *findings = std::move(out);
 }
 
 bool is_minor(const ReportedFinding& r, const std::vector<CategoryVerdict>& verdicts) {
   const Finding& f = r.finding;
+  if (r.saving == SavingCheck::kOver) return false;  // what fails the gate is shown
   if (f.phase != Phase::kSteady || f.per_step <= 0 || f.per_step >= kMinorPerStep) return false;
   if (std::max(f.step_share, f.gpu_idle_share) >= kMinorStepShare) return false;
   for (const CategoryVerdict& v : verdicts) {
@@ -206,6 +208,12 @@ ProcessReport report_process(const AnalysedTrace& analysed, const ReportOptions&
   }
   p.verdicts = judge(options.policy.gate, tallies, steps);
   for (const CategoryVerdict& v : p.verdicts) p.gate_failed |= v.failed;
+  for (ReportedFinding& r : p.findings) {
+    r.saving = check_saving(options.policy.gate.fail_on_saving, r.finding, r.counted);
+    p.savings_over += r.saving == SavingCheck::kOver;
+    p.savings_not_judged += r.saving == SavingCheck::kNotPredicted;
+  }
+  p.gate_failed |= p.savings_over > 0;
   for (ReportedFinding& r : p.findings) r.minor = is_minor(r, p.verdicts);
   if (p.analysis.steps.detected && p.analysis.steps.steps > 0) {
     p.sync_events_per_step = static_cast<double>(steady_syncs) / static_cast<double>(p.analysis.steps.steps);

@@ -15,6 +15,7 @@
 #include "detectors/api_summary.h"
 #include "policy/baseline.h"
 #include "policy/gate.h"
+#include "policy/saving_gate.h"
 #include "policy/suppressions.h"
 #include "report/code_ownership.h"
 #include "report/known_sites.h"
@@ -57,6 +58,7 @@ struct ReportedFinding {
   int suppressed_by = -1;  // index into policy.suppressions, -1: not suppressed
   bool known = false;      // matched a finding of the baseline
   bool counted = false;    // counts against the gate (phase, not suppressed, not known)
+  SavingCheck saving = SavingCheck::kNotGated;  // against --fail-on-saving (policy/saving_gate.h)
 };
 
 // What recording cost the program beyond the hooks' fixed path (trace
@@ -80,7 +82,9 @@ struct ProcessReport {
   std::string rank, local_rank, world_size;  // from the environment; "" when absent
   RecorderCost recorder_cost;
   std::vector<CategoryVerdict> verdicts;     // one per category
-  bool gate_failed = false;
+  uint64_t savings_over = 0;                 // counted findings whose saving fails --fail-on-saving
+  uint64_t savings_not_judged = 0;           // counted findings without a prediction under --fail-on-saving
+  bool gate_failed = false;                  // a category's verdict or --fail-on-saving failed
   double sync_events_per_step = 0;  // steady hidden-sync calls per step, suppressed ones excluded
   // Per Analysis::phases: the user frame of the phase's step marker (the
   // optimizer.step() line), absent when the phase has none.

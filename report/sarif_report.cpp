@@ -3,6 +3,7 @@
 #include "policy/category_list.h"
 #include "report/category_help.h"
 #include "report/finding_text.h"
+#include "report/prediction_text.h"
 #include "report/source_paths.h"
 #include "trace/process_info_keys.h"
 
@@ -74,6 +75,8 @@ nlohmann::json result_json(const Report& report, const ProcessReport& p, const R
   const Finding& finding = f.finding;
   std::string message = std::string(category_name(finding.category)) + " at " + finding_where(f) + ": " +
                         finding_summary(f) + " [" + p.label() + "]";
+  const std::string saving = predicted_saving_text(finding, finding.prediction_step_ns);
+  if (!saving.empty()) message += "; " + saving;
   if (!finding.hint.empty()) message += ". " + finding.hint;
   nlohmann::json result = {
       {"ruleId", category_name(finding.category)},
@@ -94,6 +97,10 @@ nlohmann::json result_json(const Report& report, const ProcessReport& p, const R
   const nlohmann::json related = related_locations_json(f, p.trace->info(info_key::kCwd), root);
   if (!related.is_null()) result["relatedLocations"] = related;
   result["properties"]["operation"] = operation_name(f.operation);
+  if (finding.predicted) {
+    result["properties"]["predictedSavingUsPerStep"] = {finding.saving_ns_per_step_low / 1e3,
+                                                        finding.saving_ns_per_step_high / 1e3};
+  }
   if (f.known_site != nullptr) result["properties"]["knownSite"] = f.known_site->id;
   if (report.policy.baseline) result["baselineState"] = f.known ? "unchanged" : "new";
   if (f.suppressed_by >= 0) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "policy/category_list.h"
+#include "policy/saving_gate.h"
 #include "report/dropped_events_text.h"
 #include "report/frame_folding.h"
 #include "report/prediction_text.h"
@@ -120,12 +121,18 @@ void render_findings(const ProcessReport& p, const Report& report, const TextRep
     for (const CategoryVerdict& v : p.verdicts) {
       if (v.failed) failures += std::string(failures.empty() ? "" : "; ") + category_name(v.category) + " " + v.reason;
     }
+    if (p.savings_over > 0) {
+      failures += std::string(failures.empty() ? "" : "; ") + std::to_string(p.savings_over) +
+                  (p.savings_over == 1 ? " finding saves" : " findings save") + " more than " +
+                  saving_threshold_text(*report.policy.gate.fail_on_saving) + " of a step (listed at the end)";
+    }
     const char* red = options.color ? "\033[1;31m" : "";
     const char* reset = options.color ? "\033[0m" : "";
     if (failures.empty())
       out << "   gate: pass\n";
     else
       out << "   " << red << "gate: FAIL" << reset << " " << failures << "\n";
+    if (p.savings_not_judged > 0) out << "   " << not_judged_text(p.savings_not_judged) << "\n";
   }
   out << "\n";
 }
@@ -443,6 +450,9 @@ void render_policy_summary(const Report& report, const TextReportOptions& option
         gated += std::string(gated.empty() ? "" : ", ") + category_name(c) + "<=" + budget_limit_text(*b);
       }
     }
+    if (policy.gate.fail_on_saving) {
+      gated += std::string(gated.empty() ? "" : ", ") + "saving<=" + saving_threshold_text(*policy.gate.fail_on_saving);
+    }
     if (!report.gate_failed && !report.gate_blind()) {
       out << green << "gate: pass" << reset << " (" << gated
           << (policy.gate.include_warmup ? ", all phases" : ", steady state") << ")\n";
@@ -457,7 +467,15 @@ void render_policy_summary(const Report& report, const TextReportOptions& option
         for (const CategoryVerdict& v : p.verdicts) {
           if (v.failed) out << "   " << p.label() << ": " << category_name(v.category) << " " << v.reason << "\n";
         }
+        for (const ReportedFinding& f : p.findings) {
+          if (f.saving != SavingCheck::kOver) continue;
+          out << "   " << p.label() << ": " << category_name(f.finding.category) << " at " << finding_where(f) << " "
+              << saving_over_reason(*policy.gate.fail_on_saving, f.finding) << "\n";
+        }
       }
+    }
+    for (const ProcessReport& p : report.processes) {
+      if (p.savings_not_judged > 0) out << "   " << p.label() << ": " << not_judged_text(p.savings_not_judged) << "\n";
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "policy/category_list.h"
+#include "policy/saving_gate.h"
 
 namespace syncscope {
 
@@ -18,6 +19,11 @@ void add_gate_options(CLI::App* app, PolicyArgs* args) {
       ->group(kPolicyGroup);
   app->add_option("--budget", args->budgets,
                   "Allowed findings per category: CATEGORY=N (in the run) or CATEGORY=N/step; repeatable")
+      ->group(kPolicyGroup);
+  app->add_option("--fail-on-saving", args->fail_on_saving,
+                  "Fail for each finding whose fix is predicted to save more than P% of a step (the low end of a "
+                  "range); findings without a prediction are listed as not judged and do not fail")
+      ->type_name("P%")
       ->group(kPolicyGroup);
   app->add_flag("--include-warmup", args->include_warmup,
                 "Count warm-up and teardown findings too (default: steady state only)")
@@ -60,6 +66,11 @@ absl::StatusOr<ReportPolicy> resolve_policy(const PolicyArgs& args, const std::s
     auto budgets = parse_budget(spec);
     if (!budgets.ok()) return absl::InvalidArgumentError("--budget: " + std::string(budgets.status().message()));
     policy.gate.budgets.insert(policy.gate.budgets.end(), budgets->begin(), budgets->end());
+  }
+  if (!args.fail_on_saving.empty()) {
+    auto threshold = parse_saving_threshold(args.fail_on_saving);
+    if (!threshold.ok()) return absl::InvalidArgumentError("--fail-on-saving: " + std::string(threshold.status().message()));
+    policy.gate.fail_on_saving = *threshold;
   }
   policy.gate.include_warmup = args.include_warmup;
   policy.gate.exit_code = args.error_exitcode;

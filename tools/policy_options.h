@@ -1,5 +1,5 @@
 // The CI options shared by `run` and `report`: --fail-on, --budget,
-// --include-warmup, --error-exitcode, --suppressions, --baseline. They are
+// --fail-on-saving, --include-warmup, --error-exitcode, --suppressions, --baseline. They are
 // resolved (files read, names checked) before anything runs, so a typo in
 // a suppressions file fails in a second, not after an hour of training.
 #pragma once
@@ -22,6 +22,7 @@ inline constexpr const char* kDefaultSuppressionsFile = ".syncscope-suppressions
 struct PolicyArgs {
   std::vector<std::string> fail_on;  // each a comma list
   std::vector<std::string> budgets;  // CATEGORY=N[/step]
+  std::string fail_on_saving;        // P% ("" when not given)
   bool include_warmup = false;
   int error_exitcode = kDefaultGateExitCode;
   std::vector<std::string> suppressions;  // files; none: ./.syncscope-suppressions when present
@@ -32,7 +33,7 @@ struct PolicyArgs {
 // Exit statuses are 0..255: the bound of every --error-exitcode.
 inline constexpr int kMaxExitStatus = 255;
 
-// The gate: --fail-on, --budget, --include-warmup, --error-exitcode.
+// The gate: --fail-on, --budget, --fail-on-saving, --include-warmup, --error-exitcode.
 void add_gate_options(CLI::App* app, PolicyArgs* args);
 // What the gate does not count: --suppressions, --no-default-suppressions, --baseline.
 void add_suppression_options(CLI::App* app, PolicyArgs* args);

@@ -1,7 +1,8 @@
-// The --budget and --fail-on parsers (policy/budget.h,
-// policy/category_list.h) on arbitrary text: a budget or an error, never a
-// crash; an accepted limit is finite and >= 0, and the text the report
-// prints for it parses back to a budget of the same kind.
+// The --budget, --fail-on and --fail-on-saving parsers (policy/budget.h,
+// policy/category_list.h, policy/saving_gate.h) on arbitrary text: a value
+// or an error, never a crash; an accepted limit is finite and >= 0 (a
+// saving threshold a share from 0 to 1), and the text the report prints for
+// it parses back.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "policy/budget.h"
 #include "policy/category_list.h"
+#include "policy/saving_gate.h"
 #include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -28,5 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   absl::StatusOr<std::set<Category>> list = parse_category_list(text);
   FUZZ_CHECK(!list.ok() || !list->empty());
+  absl::StatusOr<double> saving = parse_saving_threshold(text);
+  if (saving.ok()) {
+    FUZZ_CHECK(std::isfinite(*saving) && *saving >= 0 && *saving <= 1);
+    FUZZ_CHECK(parse_saving_threshold(saving_threshold_text(*saving)).ok());
+  }
   return 0;
 }

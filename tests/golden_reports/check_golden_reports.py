@@ -40,6 +40,8 @@ CASES = [
     ("sample_v2", {"sample": "tests/data/traces/v2/accumulation_loop.sstrace"}, [], {}),
     ("sample_v2_gate", {"sample": "tests/data/traces/v2/accumulation_loop.sstrace"},
      ["--fail-on", "all", "--include-warmup", "--details"], {}),
+    ("sample_v2_saving", {"sample": "tests/data/traces/v2/accumulation_loop.sstrace"},
+     ["--fail-on-saving", "3%", "--include-warmup"], {}),
     ("synthetic_aggregated", {"synthetic": ["30000"]}, ["--details"], {}),
     ("synthetic_long_whole", {"synthetic": ["220000", "--full"]}, [], {"SYNCSCOPE_WINDOW_EVENTS": "10000000"}),
     ("synthetic_long_windows", {"synthetic": ["220000", "--full"]}, [], {"SYNCSCOPE_WINDOW_EVENTS": "100000"}),

@@ -185,5 +185,30 @@ TEST(Gating, OneReportOverSeveralNodesDirectories) {
   EXPECT_NE(r.err.find("node9"), std::string::npos) << r.err;
 }
 
+// --fail-on-saving on a recording whose read-back's fix saves about a fifth
+// of the step (examples/cpp/readback_twins, the GPU-bound loop; issue 27's
+// table): a threshold far above it passes, one far below fails with the
+// gate's status and names the finding; a bad value is a usage error.
+TEST(Gating, FailOnSavingJudgesThePredictedSaving) {
+  const std::string dir = fresh_dir("fail-on-saving");
+  RunResult r = syncscope({"run", "--no-report", "-o", dir + "/t", "--", example("readback_twins"), "gpu", "broken", "80"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = syncscope({"report", dir + "/t", "--fail-on-saving", "90%"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("gate: pass (saving<=90%, steady state)"), std::string::npos) << r.out;
+  r = syncscope({"report", dir + "/t", "--fail-on-saving", "1%", "--error-exitcode", "7"});
+  EXPECT_EQ(r.exit_code, 7) << r.out << r.err;
+  EXPECT_NE(r.out.find("gate: FAIL (saving<=1%, steady state)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("of a step > 1%"), std::string::npos) << r.out;
+  // Warm-up findings count with --include-warmup and have no prediction:
+  // said, not failed on.
+  r = syncscope({"report", dir + "/t", "--fail-on-saving", "90%", "--include-warmup"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("could not be judged"), std::string::npos) << r.out;
+  r = syncscope({"report", dir + "/t", "--fail-on-saving", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--fail-on-saving: expected a percentage like 2%"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace syncscope::testing

@@ -27,6 +27,12 @@ TEST(PredictionText, FromHostTimingIsAnInterval) {
             "timeline)");
 }
 
+TEST(PredictionText, AnIntervalWithinOnePercentGivesOneShare) {
+  EXPECT_EQ(predicted_saving_text(predicted(399800, 409800, false), 2020000),
+            "fixing it (read-later) saves 399.8 µs to 409.8 µs a step (20%), estimated from host timing (no GPU "
+            "timeline)");
+}
+
 TEST(PredictionText, SmallAndNoSavingsSaySo) {
   EXPECT_EQ(predicted_saving_text(predicted(0, 77, false), 170000),
             "fixing it (read-later) saves under 1% of a step, estimated from host timing (no GPU timeline)");

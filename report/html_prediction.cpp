@@ -1,0 +1,66 @@
+#include "report/html_prediction.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "detectors/finding_rank.h"
+#include "report/finding_text.h"
+#include "report/html_charts.h"
+#include "report/html_escape.h"
+#include "report/prediction_text.h"
+#include "report/units.h"
+
+namespace syncscope {
+namespace {
+
+std::string duration(double ns) { return format_duration(static_cast<uint64_t>(std::max(0.0, ns) + 0.5)); }
+
+// "1.61 ms" or "1.58 ms to 1.62 ms": the step without the fix as predicted.
+std::string step_span(double low, double high) {
+  return duration(low) == duration(high) ? duration(low) : duration(low) + " to " + duration(high);
+}
+
+std::string pair_svg(double replayed, double low, double high, bool measured, const std::string& what) {
+  BeforeAfter chart;
+  chart.before = replayed;
+  chart.after_low = low;
+  chart.after_high = high;
+  chart.before_label = "as recorded (replayed): " + duration(replayed);
+  chart.after_label = what + ": " + step_span(low, high);
+  chart.title = "a step as recorded, replayed by the model, " + duration(replayed) + "; " + what + ", " +
+                step_span(low, high) + (measured ? " (GPU times measured)" : " (GPU times bounded from host timing)");
+  return before_after_svg(chart);
+}
+
+}  // namespace
+
+std::string saving_tag_html(const Finding& f) {
+  if (!f.predicted || f.prediction_step_ns <= 0) return "";
+  // As the findings' shares are worded: "<1%" rather than a misleading "0%".
+  const std::string low = step_share_text(std::max(0.0, saving_share_low(f)));
+  const std::string high = step_share_text(std::max(0.0, saving_share_high(f)));
+  const std::string share = low == high ? high : low + "–" + high;
+  return " <span class=\"tag saving\" title=\"predicted saving per step\">saves " + html_escape(share) + "</span>";
+}
+
+std::string prediction_html(const Finding& f) {
+  const std::string line = predicted_saving_text(f, f.prediction_step_ns);
+  if (line.empty()) return "";
+  return "<div class=\"prediction\"><p class=\"saving\">" + html_escape(line) + "</p>" +
+         pair_svg(f.replayed_step_ns, f.step_ns_without_low, f.step_ns_without_high, f.prediction_measured,
+                  "without it (" + f.predicted_fix + ")") +
+         "</div>";
+}
+
+std::string all_fixed_html(const ProcessReport& process, size_t index) {
+  for (const AllFixedPrediction& p : process.analysis.all_fixed) {
+    if (p.phase_index < 0 || static_cast<size_t>(p.phase_index) != index) continue;
+    return "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p)) + "</p>" +
+           pair_svg(p.replayed_step_ns, p.step_ns_without_low, p.step_ns_without_high, p.measured,
+                    "every steady finding fixed") +
+           "</div>";
+  }
+  return "";
+}
+
+}  // namespace syncscope
