@@ -126,6 +126,7 @@ control::Message start_locked(const std::string& output_dir, bool gpu_timeline, 
     return control::error_reply("gpu_sampling must be full or W/P in milliseconds, not " + gpu_sampling);
   }
   settings.gpu_first_burst_delay_ms = 0;  // the process is past start-up: sample from now
+  settings.gpu_detach_between_bursts = false;  // sessions stay attached between bursts (config.h says why)
   set_config(settings);
 
   int redirected = loaded_late() ? redirect_imports() : 0;

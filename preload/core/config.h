@@ -39,6 +39,13 @@ struct Config {
   // The first window opens this long after recording starts (past start-up),
   // or as soon as a window fits in the period; 0 for attach sessions.
   uint32_t gpu_first_burst_delay_ms = 2000;
+  // Between bursts CUPTI is finalized (SYNCSCOPE_GPU_TIMELINE_DETACH=0: it
+  // stays attached with its kinds off). false for attach sessions: on an
+  // H200, a Trainer process whose sessions started and stopped every 1.2 s
+  // with 100 ms bursts a second died of heap corruption inside the process
+  // in 3 runs of 3 when CUPTI was finalized between bursts, and ran clean
+  // attached (docs/gpu-timeline.md, "Sampling"); the cause is not found.
+  bool gpu_detach_between_bursts = true;
   bool dormant = false;                // SYNCSCOPE_DORMANT=1: hooks in, recording off until `syncscope attach`
   // SYNCSCOPE_STATUS_FD=FD:PID:DEV:INO (trace/recording_status.h): where to
   // tell `syncscope run` that the recording failed; status_fd -1: nowhere.

@@ -77,10 +77,12 @@ void start_sampling(Control& c) {
   note(info_key::kGpuTimelineSampling,
        std::to_string(config().gpu_burst_ms) + "/" + std::to_string(config().gpu_period_ms));
   const char* detach = std::getenv(env::kGpuTimelineDetach);
-  c.detach_between_bursts = c.api.finalize != nullptr && c.api.enable_domain != nullptr &&
+  const bool session = !config().gpu_detach_between_bursts;
+  c.detach_between_bursts = c.api.finalize != nullptr && c.api.enable_domain != nullptr && !session &&
                              !(detach != nullptr && std::strcmp(detach, "0") == 0);
-  note(info_key::kGpuTimelineBetweenWindows,
-       c.detach_between_bursts ? "detached (cuptiFinalize)" : "attached, kinds off");
+  note(info_key::kGpuTimelineBetweenWindows, c.detach_between_bursts ? "detached (cuptiFinalize)"
+                                             : session              ? "attached, kinds off (an attach session)"
+                                                                    : "attached, kinds off");
   const uint64_t now = monotonic_ns();
   const uint64_t delay = uint64_t{config().gpu_first_burst_delay_ms} * 1000000ull;
   c.next_open_ns = now + std::min(delay, c.period_ns - c.burst_ns);

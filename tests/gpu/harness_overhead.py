@@ -28,7 +28,7 @@ Modes:
              quartiles. toggle+nostacks, toggle+nopython: the same with that
              ablation's environment; toggle+timeline: the recorded blocks
              with the full GPU timeline (what a sampling burst costs while
-             it is open)
+             it is open); toggle+sampled: with 100 ms bursts every second
 Every run gets PYTHONHASHSEED=0 (the hash seed changes dict layouts, hence
 timings, from one process to the next) and, with --cpus, runs pinned to those
 cores (taskset), the same for every mode. The modes' order rotates from round
@@ -57,6 +57,11 @@ ENV_OF_MODE = {
     # (harness_bench.py passes it to the recorder's start request): the
     # timeline's cost while a sampling burst is open.
     "timeline": {"HARNESS_TOGGLE_TIMELINE": "full"},
+    # toggle+sampled: the recorded blocks sample the timeline, 100 ms bursts
+    # every second (the default's 10% duty, with ten times its bursts, so
+    # the bursts' start and stop count ten times over); blocks of a second
+    # or more (--toggle-steps) for the duty to show.
+    "sampled": {"HARNESS_TOGGLE_TIMELINE": "100/1000"},
 }
 PARTS = ("wall", "step_ms", "start", "imports", "setup", "train", "exit")
 TOGGLE_PARTS = ("on_ms", "off_ms", "ratio", "ratio_q1", "ratio_q3", "pairs")
@@ -130,9 +135,11 @@ def main():
     parser.add_argument("--cpus", help="pin every run to these cores: taskset's LIST, or near-gpu:N (the first N "
                         "cores local to GPU 0)")
     parser.add_argument("--toggle-steps", default="", help="steps a block in toggle mode, e.g. hf=25,lightning=50")
+    parser.add_argument("--toggle-length", default="", help="steps of a toggled run, e.g. hf=3000 (default: TOGGLE_LENGTH)")
     args = parser.parse_args()
     toggle_steps = dict(DEFAULT_TOGGLE, **{k: int(v) for k, v in
                                            (f.split("=") for f in args.toggle_steps.split(",") if f)})
+    TOGGLE_LENGTH.update({k: int(v) for k, v in (f.split("=") for f in args.toggle_length.split(",") if f)})
     bundle = os.path.abspath(args.bundle)
     if args.cpus and args.cpus.startswith("near-gpu:"):
         args.cpus = cores_near_gpu(int(args.cpus.split(":")[1]))

@@ -134,6 +134,28 @@ TEST(Attach, GpuTimelineForOneSession) {
   EXPECT_EQ(finish(target, 30).exit_code, 0);
 }
 
+// A sampled session keeps CUPTI attached between its bursts (config.h,
+// gpu_detach_between_bursts: finalizing it between bursts of sessions that
+// start and stop crashed a PyTorch process on a GPU); `run` still detaches.
+TEST(Attach, SampledSessionsStayAttachedBetweenBursts) {
+  std::string dir = fresh_dir("attach-sampled");
+  auto env = dormant_env();
+  env.erase("SYNCSCOPE_GPU_TIMELINE");
+  env.erase("SYNCSCOPE_GPU_TIMELINE_SAMPLING");
+  Started target = start({example("long_loop"), "6", "0"}, env);
+  std::this_thread::sleep_for(500ms);
+  for (int session = 0; session < 3; ++session) {
+    RunResult r = attach({std::to_string(target.pid), "-d", "700ms", "-o", dir + "/s" + std::to_string(session),
+                          "--gpu-timeline=100/300", "--no-report"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto traces = load_traces(dir + "/s" + std::to_string(session));
+    ASSERT_EQ(traces.size(), 1u);
+    EXPECT_EQ(traces[0].info("gpu_timeline.between_windows"), "attached, kinds off (an attach session)");
+    EXPECT_FALSE(traces[0].gpu_activity.empty()) << "session " << session;
+  }
+  EXPECT_EQ(finish(target, 30).exit_code, 0);
+}
+
 TEST(Attach, RunDormantThenAttachAllByPattern) {
   std::string dir = fresh_dir("attach-all");
   // A duration no other test uses, so the pattern matches this run only.

@@ -76,6 +76,8 @@ def run_program(script, args):
         gc.collect()
         torch.cuda.synchronize()
         torch.cuda.empty_cache()  # each run starts from the same allocator state
+        if "accelerate.state" in sys.modules:  # Accelerate's process-wide state, set once per process otherwise
+            sys.modules["accelerate.state"].AcceleratorState._reset_state(reset_partial_state=True)
     if state["t_last"] is None:
         return f"reached {state['seen']} optimizer steps of {state['last']}"
     return (state["t_last"] - state["t_first"]) / (state["last"] - state["first"]) * 1e6
