@@ -14,7 +14,7 @@ std::string share(double part, double whole) { return whole > 0 ? format_percent
 
 // From the GPU timeline, one figure; from host timing alone, the interval
 // between the two GPU bounds (whatif/gpu_estimate.h).
-const char* basis_text(bool measured) { return measured ? "measured" : "estimated from host timing (no GPU timeline)"; }
+const char* basis_text(bool measured) { return measured ? "measured" : "estimated from host timing (--gpu-timeline measures it)"; }
 
 // Savings below this share of a step are not told apart.
 constexpr double kNegligibleShare = 0.01;

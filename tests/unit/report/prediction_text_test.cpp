@@ -35,7 +35,7 @@ TEST(PredictionText, AnIntervalWithinOnePercentGivesOneShare) {
 
 TEST(PredictionText, SmallAndNoSavingsSaySo) {
   EXPECT_EQ(predicted_saving_text(predicted(0, 77, false), 170000),
-            "fixing it (read-later) saves under 1% of a step, estimated from host timing (no GPU timeline)");
+            "fixing it (read-later) saves under 1% of a step, estimated from host timing (--gpu-timeline measures it)");
   EXPECT_EQ(predicted_saving_text(predicted(-5, 0, true), 170000), "fixing it (read-later) saves no step time, measured");
   EXPECT_EQ(predicted_saving_text(Finding{}, 1000), "") << "no prediction, no line";
 }
