@@ -29,17 +29,21 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
   out.findings.resize(analysis.findings.size());
   const std::map<int, Steps> phases = steps_by_phase(analysis);
   std::map<int, std::vector<std::pair<SiteSpec, Fix>>> fixable_by_phase;
+  std::map<int, TraceProgram> built;  // each phase's program, built once for all its findings
   for (size_t i = 0; i < analysis.findings.size(); ++i) {
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     auto steps = phases.find(f.phase_index);
     std::optional<Fix> fix = fix_for(f);
     if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
+    auto program = built.find(f.phase_index);
+    if (program == built.end()) {
+      program = built.emplace(f.phase_index, program_from_trace(trace, steps->second, {})).first;
+    }
     const uint32_t site = static_cast<uint32_t>(i + 1);
-    TraceProgram program = program_from_trace(trace, steps->second, {site_of(f, site)});
     const auto n = static_cast<uint32_t>(steps->second.size());
-    out.findings[i] =
-        FindingPrediction{*fix, predict(program.program, {{site, *fix}}, 0, n, program.gpu_measured)};
+    out.findings[i] = FindingPrediction{*fix, predict(with_sites(program->second, {site_of(f, site)}),
+                                                      {{site, *fix}}, 0, n, program->second.gpu_measured)};
     fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
   }
   for (const auto& [phase, fixable] : fixable_by_phase) {
@@ -49,10 +53,9 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
       sites.push_back(spec);
       fixes.push_back({spec.site, fix});
     }
-    const Steps& steps = phases.at(phase);
-    TraceProgram program = program_from_trace(trace, steps, sites);
-    out.phases.push_back(PhasePrediction{
-        phase, predict(program.program, fixes, 0, static_cast<uint32_t>(steps.size()), program.gpu_measured)});
+    const TraceProgram& program = built.at(phase);
+    out.phases.push_back(PhasePrediction{phase, predict(with_sites(program, sites), fixes, 0, program.steps,
+                                                        program.gpu_measured)});
   }
   return out;
 }

@@ -172,9 +172,6 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
   std::unordered_map<WorkKey, uint64_t, WorkKeyHash> typical;
   if (sampled) typical = typical_gpu_ns(trace, gpu_ns);
 
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> site_of;  // (tid, stack) -> site
-  for (const SiteSpec& s : sites) site_of[{s.tid, s.stack_id}] = s.site;
-
   // The threads that queue or wait for GPU work inside the steps.
   std::set<uint32_t> feeding;
   for (const Event& e : trace.events) {
@@ -208,14 +205,13 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
       ++queued_ops;
       if (found != gpu_ns.end() || (sampled && typical.count(work_key(e)) != 0)) ++timed_ops;
     }
-    auto site = site_of.find({e.tid, e.stack_id});
-    op.site = site != site_of.end() ? site->second : 0;
-    if (op.site != 0 && (op.kind == OpKind::kStreamSync || op.kind == OpKind::kDeviceSync)) {
+    int64_t read_back_copy = -1;
+    if (op.kind == OpKind::kStreamSync || op.kind == OpKind::kDeviceSync) {
       // A read-back: the device-to-host copy just before, same thread, same stream.
       auto copy = last_copy_of_thread.find(e.tid);
       if (copy != last_copy_of_thread.end() && copy->second + 1 == out.program.ops.size()) {
-        Op& c = out.program.ops[copy->second];
-        if (c.site == 0 && (op.kind == OpKind::kDeviceSync || c.stream == op.stream)) c.site = op.site;
+        const Op& c = out.program.ops[copy->second];
+        if (op.kind == OpKind::kDeviceSync || c.stream == op.stream) read_back_copy = static_cast<int64_t>(copy->second);
       }
     }
     if (static_cast<Direction>(e.direction) == Direction::kDeviceToHost) {
@@ -223,11 +219,32 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
     }
     out.program.ops.push_back(op);
     out.event_of_op.push_back(i);
+    out.call_site_of_op.emplace_back(e.tid, e.stack_id);
+    out.read_back_copy_of_op.push_back(read_back_copy);
   }
+  out.program = with_sites(out, sites);
   // Measured when the timeline timed nearly every piece of queued work (a
   // sampled one: the same kernel, or copy of the same size, in a window).
   out.gpu_measured = !trace.gpu_activity.empty() && queued_ops > 0 &&
                      static_cast<double>(timed_ops) >= kMeasuredShare * static_cast<double>(queued_ops);
+  return out;
+}
+
+Program with_sites(const TraceProgram& built, const std::vector<SiteSpec>& sites) {
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> site_of;  // (tid, stack) -> site
+  for (const SiteSpec& s : sites) site_of[{s.tid, s.stack_id}] = s.site;
+  Program out = built.program;
+  for (size_t i = 0; i < out.ops.size(); ++i) {
+    auto site = site_of.find(built.call_site_of_op[i]);
+    out.ops[i].site = site != site_of.end() ? site->second : 0;
+  }
+  // After every op's own site: a copy that is a site itself keeps its own.
+  for (size_t i = 0; i < out.ops.size(); ++i) {
+    const int64_t copy = built.read_back_copy_of_op[i];
+    if (out.ops[i].site == 0 || copy < 0) continue;
+    Op& c = out.ops[static_cast<size_t>(copy)];
+    if (site_of.count(built.call_site_of_op[static_cast<size_t>(copy)]) == 0) c.site = out.ops[i].site;
+  }
   return out;
 }
 

@@ -27,6 +27,11 @@ struct TraceProgram {
   std::vector<size_t> event_of_op;  // index into the trace's events, per op
   uint32_t steps = 0;               // the step windows given
   bool gpu_measured = false;        // the timeline timed (nearly) every op: see kMeasuredShare
+  // Per op, what marking sites needs (with_sites): its call site, and for a
+  // stream or device sync the device-to-host copy just before it on its
+  // thread and stream (a read-back), else -1.
+  std::vector<std::pair<uint32_t, uint32_t>> call_site_of_op;  // (tid, stack id)
+  std::vector<int64_t> read_back_copy_of_op;
 };
 
 // `steps`: the steady steps' [start, end) on the trace clock, in order; calls
@@ -36,5 +41,11 @@ struct TraceProgram {
 // waits, so one sequence stands for the step.
 TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std::pair<uint64_t, uint64_t>>& steps,
                                 const std::vector<SiteSpec>& sites);
+
+// The program with the ops of `sites` marked (Op::site; every other op 0): a
+// program built once per phase serves each of its findings
+// (finding_predictions.cpp). A read-back's copy joins its sync's site unless
+// it is a site itself.
+Program with_sites(const TraceProgram& built, const std::vector<SiteSpec>& sites);
 
 }  // namespace syncscope::whatif

@@ -13,7 +13,8 @@ its realistic/ and its libraries/ folders):
    the median fixed step. Every run is pinned to the cores near the GPU
    (--cpus) with PYTHONHASHSEED=0.
 2. The broken twin is recorded twice: with the full GPU timeline (the
-   prediction is `measured`) and without one (`host-bound`, an interval).
+   prediction is `measured`; --timeline sampled for the default sampling)
+   and without one (`host-bound`, an interval).
    The prediction is the main phase's "all fixed" (phases[0].all_fixed),
    since a fixed twin fixes every planted site; where a twin leaves sites
    that no setting removes (PARTIAL_FIXES), the sum of the per-finding
@@ -47,6 +48,7 @@ EXAMPLES = os.path.join(ROOT, "examples", "pytorch")
 TIMER = os.path.join(ROOT, "tests", "gpu", "python", "step_timer.py")
 GROUPS = {"simple": "", "realistic": "realistic", "libraries": "libraries"}
 STEPS = {"simple": 400, "realistic": 200, "libraries": 200}
+STEPS_OVERRIDE = 0  # --steps
 # Twins that fix only some sites of the broken program: the sync frames (file
 # suffix and function) of the sites the fixed twin fixes. The rest remain.
 PARTIAL_FIXES = {
@@ -57,6 +59,7 @@ SAVING_TOLERANCE = 0.20
 SMALL_SAVING_TOLERANCE = 0.02  # of the step, below SAVING_SHARE_JUDGED
 REPLAY_TOLERANCE = 0.05
 CPUS = ""  # taskset list for every run (--cpus)
+TIMELINE = "full"  # the GPU timeline of the measured recording (--timeline)
 
 
 def pairs(groups, only):
@@ -70,7 +73,7 @@ def pairs(groups, only):
             if only and not {broken, broken[:-3], rel, rel[:-3]} & set(only):
                 continue
             if os.path.exists(os.path.join(folder, broken)):
-                steps = [str(STEPS[group])]
+                steps = [str(STEPS_OVERRIDE or STEPS[group])]
                 yield rel, (os.path.join(folder, broken), steps), (os.path.join(folder, name), steps)
 
 
@@ -102,7 +105,7 @@ def record(bundle, program, out, timeline):
     if os.path.exists(json_path):
         os.remove(json_path)
     cmd = [f"{bundle}/bin/syncscope", "run", "--force", "--no-report", "-o", out + ".trace", "--format",
-           f"json={json_path}"] + (["--gpu-timeline=full"] if timeline else []) + ["--", sys.executable, script] + args
+           f"json={json_path}"] + ([f"--gpu-timeline={TIMELINE}"] if timeline else []) + ["--", sys.executable, script] + args
     rc, tail = run(cmd, os.path.dirname(script))
     if not os.path.exists(json_path):
         return None, f"exit {rc}, no report: {tail}"
@@ -224,6 +227,10 @@ def main():
     parser.add_argument("pairs", nargs="*", help="only these broken twins (name, or path under examples/pytorch)")
     parser.add_argument("--rounds", type=int, default=5,
                         help="plain runs of each twin, interleaved in one process (default 5)")
+    parser.add_argument("--timeline", default="full",
+                        help="the measured recording's --gpu-timeline: full (default), sampled or W/P; a sampled one "
+                             "needs runs of several seconds (its first burst opens 2 s in)")
+    parser.add_argument("--steps", type=int, default=0, help="steps of every twin (default: by folder)")
     parser.add_argument("--cpus", default="near-gpu:8",
                         help="taskset core list for every run, or near-gpu:N (default), or '' for none")
     parser.add_argument("--group", action="append", choices=sorted(GROUPS),
@@ -235,7 +242,8 @@ def main():
     args = parser.parse_args()
     bundle, out_dir = os.path.abspath(args.bundle), os.path.abspath(args.out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    global CPUS
+    global CPUS, TIMELINE, STEPS_OVERRIDE
+    TIMELINE, STEPS_OVERRIDE = args.timeline, args.steps
     CPUS = cores_near_gpu(int(args.cpus.split(":")[1])) if args.cpus.startswith("near-gpu:") else args.cpus
     rows = []
     jobs = list(pairs(args.group or ([] if args.external else list(GROUPS)), args.pairs))

@@ -23,14 +23,14 @@ TEST(PredictionText, MeasuredIsOneFigureWithItsShareOfTheStep) {
 
 TEST(PredictionText, FromHostTimingIsAnInterval) {
   EXPECT_EQ(predicted_saving_text(predicted(310000, 410000, false), 2400000),
-            "fixing it (read-later) saves 310.0 µs to 410.0 µs a step (13% to 17%), estimated from host timing (no GPU "
-            "timeline)");
+            "fixing it (read-later) saves 310.0 µs to 410.0 µs a step (13% to 17%), estimated from host timing "
+            "(--gpu-timeline measures it)");
 }
 
 TEST(PredictionText, AnIntervalWithinOnePercentGivesOneShare) {
   EXPECT_EQ(predicted_saving_text(predicted(399800, 409800, false), 2020000),
-            "fixing it (read-later) saves 399.8 µs to 409.8 µs a step (20%), estimated from host timing (no GPU "
-            "timeline)");
+            "fixing it (read-later) saves 399.8 µs to 409.8 µs a step (20%), estimated from host timing "
+            "(--gpu-timeline measures it)");
 }
 
 TEST(PredictionText, SmallAndNoSavingsSaySo) {

@@ -119,6 +119,19 @@ TEST(TraceProgram, CallsOutsideTheStepsAreLeftOut) {
   EXPECT_EQ(p.program.ops.back().step, 4u);
 }
 
+// A program built once and marked per finding (finding_predictions.cpp):
+// the read-back's copy takes its sync's site unless it is a site itself.
+// (That predictions are unchanged by building once: the golden reports.)
+TEST(TraceProgram, SitesMarkedOnAProgramBuiltWithout) {
+  Recording r = item_loop(true);
+  const TraceProgram bare = program_from_trace(r.trace, r.steps, {});
+  for (const Op& op : bare.program.ops) EXPECT_EQ(op.site, 0u);
+  const Program both = with_sites(bare, {{1, 1, kSyncStack}, {2, 1, kCopyStack}});
+  EXPECT_EQ(both.ops[4].site, 2u) << "a copy that is a finding itself keeps its own site";
+  EXPECT_EQ(both.ops[5].site, 1u);
+  EXPECT_EQ(with_sites(bare, {{1, 1, kSyncStack}}).ops[4].site, 1u) << "else it joins its read-back's sync";
+}
+
 TEST(TraceProgram, AReadBackPredictionFromTheRecording) {
   Recording r = item_loop(false);
   TraceProgram p = program_from_trace(r.trace, r.steps, {{1, 1, kSyncStack}});
