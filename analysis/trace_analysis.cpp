@@ -7,9 +7,8 @@
 #include <memory>
 #include <set>
 
+#include "analysis/predictions.h"
 #include "analysis/windowed_read.h"
-#include "detectors/finding_rank.h"
-#include "whatif/finding_predictions.h"
 #include "trace/time_window.h"
 #include "trace/trace_stream.h"
 
@@ -51,35 +50,6 @@ ProcessTrace read_stretch(TraceStream& stream, uint64_t window_events, std::pair
   return trace;
 }
 
-// What fixing each steady finding saves (issue 27): the replay needs every
-// event, so only a trace read whole gets predictions.
-void add_predictions(const ProcessTrace& trace, Analysis* analysis) {
-  const whatif::Predictions predictions = whatif::predict_findings(trace, *analysis);
-  for (size_t i = 0; i < analysis->findings.size(); ++i) {
-    if (!predictions.findings[i]) continue;
-    const whatif::Prediction& p = predictions.findings[i]->prediction;
-    Finding& f = analysis->findings[i];
-    f.predicted = true;
-    f.prediction_measured = p.basis == whatif::Basis::kMeasured;
-    f.predicted_fix = whatif::fix_name(predictions.findings[i]->fix);
-    f.saving_ns_per_step_low = p.saving_low_ns;
-    f.saving_ns_per_step_high = p.saving_high_ns;
-    f.step_ns_without_low = p.step_without_low_ns;
-    f.step_ns_without_high = p.step_without_high_ns;
-    f.replayed_step_ns = p.replayed_step_ns;
-    if (f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < analysis->phases.size()) {
-      f.prediction_step_ns = analysis->phases[static_cast<size_t>(f.phase_index)].step_ns;
-    }
-  }
-  // Ranked again, now by what fixing each saves (detectors/finding_rank.h).
-  std::stable_sort(analysis->findings.begin(), analysis->findings.end(), ranks_before);
-  for (const whatif::PhasePrediction& phase : predictions.phases) {
-    const whatif::Prediction& p = phase.all_fixed;
-    analysis->all_fixed.push_back(AllFixedPrediction{phase.phase_index, p.basis == whatif::Basis::kMeasured,
-                                                     p.recorded_step_ns, p.replayed_step_ns, p.step_without_low_ns,
-                                                     p.step_without_high_ns});
-  }
-}
 
 }  // namespace
 

@@ -41,7 +41,7 @@ struct Analysis {
   bool gpu_timeline = false;              // kernels, copies or memsets were recorded
   std::vector<GpuPhaseFigures> gpu;       // busy and idle by cause, per phase with steps
   std::vector<StepFigures> step_figures;  // every steady step of every phase, by phase then step
-  std::vector<AllFixedPrediction> all_fixed;  // per phase with predicted findings (a trace read whole)
+  std::vector<AllFixedPrediction> all_fixed;  // per phase with predicted findings
   // The GPU figures of phase `index` (into `phases`), nullptr when none.
   const GpuPhaseFigures* gpu_for_phase(size_t index) const;
 };

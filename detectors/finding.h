@@ -72,7 +72,8 @@ struct Finding {
 
   // What fixing it is predicted to save, by replaying its phase's steady
   // steps without it (issue 27, docs/what-if.md). Set by the analysis's
-  // entry point for steady findings of a trace read whole; from the GPU
+  // entry point for steady findings (of a trace read in windows: the
+  // step-weighted mean of its first windows', windowed_predictions.h); from the GPU
   // timeline (`prediction_measured`, one figure: low == high) or from host
   // timing alone (an interval). Merging findings copies these together
   // (detectors/finding_merge.cpp, copy_prediction): a new one goes there too.

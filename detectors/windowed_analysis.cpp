@@ -82,9 +82,12 @@ void WindowedAnalysis::add(const ProcessTrace& tables, std::vector<Event> window
     a = analyze(view, options);
   }
 
+  const bool predicted = predict_ != nullptr && predictions_.wanted() && !a.phases.empty();
+  if (predicted) predict_(view, &a);
   std::vector<int> phase_map;
   add_phases(a, &phase_map);
-  add_findings(a, phase_map, first, last);
+  if (predicted) predictions_.add_window(a, phase_map);
+  add_findings(a, phase_map, first, last, predicted);
   for (const StepFigures& s : a.step_figures) {
     if (step_figures_.size() >= kMaxStepFigures) break;
     if (s.span.phase_index < 0 || static_cast<size_t>(s.span.phase_index) >= phase_map.size()) continue;
@@ -145,7 +148,8 @@ void WindowedAnalysis::add_phases(const Analysis& a, std::vector<int>* phase_map
   }
 }
 
-void WindowedAnalysis::add_findings(const Analysis& a, const std::vector<int>& phase_map, bool first, bool last) {
+void WindowedAnalysis::add_findings(const Analysis& a, const std::vector<int>& phase_map, bool first, bool last,
+                                    bool predicted) {
   // Whether this window holds steps of the main phase (a later window may
   // hold only evaluation passes, or nothing with steps).
   const bool main_steps = !a.phases.empty() && !phase_map.empty() && phase_map[0] == 0;
@@ -175,15 +179,19 @@ void WindowedAnalysis::add_findings(const Analysis& a, const std::vector<int>& p
     auto [it, added] = finding_of_.emplace(key, findings_.size());
     const double weight = static_cast<double>(std::max<uint64_t>(f.count, 1));
     const uint64_t steps_before = f.phase_index >= 0 ? phase_steps_before_[static_cast<size_t>(f.phase_index)] : 0;
+    const WindowedPredictions::Sum prediction =
+        predicted && f.phase == found.phase ? predictions_.finding_sum(a, found) : WindowedPredictions::Sum{};
     if (added) {
       for (FindingStepCount& s : f.step_counts) s.step += static_cast<uint32_t>(steps_before);
       findings_.push_back(std::move(f));
       severity_sum_.push_back(found.severity * weight);
+      prediction_sum_.push_back(prediction);
       continue;
     }
     for (FindingStepCount& s : f.step_counts) s.step += static_cast<uint32_t>(steps_before);
     add_to(findings_[it->second], f);
     severity_sum_[it->second] += found.severity * weight;
+    prediction_sum_[it->second].add(prediction);
   }
 }
 
@@ -210,6 +218,8 @@ Analysis WindowedAnalysis::analysis() const {
   }
   std::map<SiteKey, size_t> merged_of;
   std::vector<double> severity_sum;
+  std::vector<WindowedPredictions::Sum> prediction_sum;
+  std::vector<int> predicted_phase;  // the windows' merged phase of each finding's prediction (-1: none)
   for (size_t i = 0; i < findings_.size(); ++i) {
     Finding f = findings_[i];
     if (f.phase_index <= kUndecidedBase) {
@@ -220,9 +230,11 @@ Analysis WindowedAnalysis::analysis() const {
       f.phase = inside ? Phase::kSteady : Phase::kTeardown;
       f.phase_index = inside ? 0 : -1;
     }
+    int prediction_phase = -1;
     if (f.phase_index >= 0) {
       const int to = phase_to[static_cast<size_t>(f.phase_index)];
       const bool dropped = f.phase_index > 0 && to == 0;
+      if (!dropped && f.phase == Phase::kSteady) prediction_phase = f.phase_index;
       f.phase_index = to;
       if (dropped) {
         f.step_counts.clear();  // steps of the phase that is no more
@@ -232,12 +244,18 @@ Analysis WindowedAnalysis::analysis() const {
     const SiteKey key{static_cast<int>(f.category), static_cast<int>(f.phase), f.phase_index, f.stack_id,
                       f.waiter_stack_id, f.api_sequence, static_cast<int>(f.cause)};
     auto [it, added] = merged_of.emplace(key, a.findings.size());
+    const WindowedPredictions::Sum prediction =
+        prediction_phase >= 0 ? prediction_sum_[i] : WindowedPredictions::Sum{};
     if (added) {
       a.findings.push_back(std::move(f));
       severity_sum.push_back(severity_sum_[i]);
+      prediction_sum.push_back(prediction);
+      predicted_phase.push_back(prediction_phase);
     } else {
       add_to(a.findings[it->second], f);
       severity_sum[it->second] += severity_sum_[i];
+      prediction_sum[it->second].add(prediction);
+      if (predicted_phase[it->second] < 0) predicted_phase[it->second] = prediction_phase;
     }
   }
   for (size_t i = 0; i < a.findings.size(); ++i) {
@@ -252,7 +270,9 @@ Analysis WindowedAnalysis::analysis() const {
     // Periodic: the median spacing of the steps kept, else spaced evenly
     // over every window's steps.
     set_per_step_figures(f, phase->steps, phase->step_ns);
+    predictions_.apply(prediction_sum[i], predicted_phase[i], *phase, &f);
   }
+  a.all_fixed = predictions_.all_fixed(a.phases, phase_to);
   std::stable_sort(a.findings.begin(), a.findings.end(), ranks_before);
   for (const StepFigures& figures : step_figures_) {
     const size_t p = static_cast<size_t>(figures.span.phase_index);

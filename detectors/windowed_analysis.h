@@ -22,14 +22,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "detectors/analysis.h"
 #include "detectors/api_summary.h"
+#include "detectors/windowed_predictions.h"
 
 namespace syncscope {
 
@@ -37,7 +40,13 @@ class WindowedAnalysis {
  public:
   static constexpr size_t kMaxStepFigures = 20000;
 
-  explicit WindowedAnalysis(const StepOptions& options) : options_(options) {}
+  // `predict` adds predictions to a window's analysis (the analysis's entry
+  // point gives it: detectors/ cannot replay); the first windows with steps
+  // get them, and the whole's are their step-weighted means
+  // (windowed_predictions.h).
+  using Predict = std::function<void(const ProcessTrace& window, Analysis* analysis)>;
+  explicit WindowedAnalysis(const StepOptions& options, Predict predict = nullptr)
+      : options_(options), predict_(std::move(predict)) {}
 
   // Analyses the next window: `window` (in start order) after what the
   // previous window carried over; `tables` the trace read so far (its
@@ -55,9 +64,12 @@ class WindowedAnalysis {
  private:
   using SiteKey = std::tuple<int, int, int, uint32_t, uint32_t, std::string, int>;  // see add()
   void add_phases(const Analysis& a, std::vector<int>* phase_map);
-  void add_findings(const Analysis& a, const std::vector<int>& phase_map, bool first, bool last);
+  void add_findings(const Analysis& a, const std::vector<int>& phase_map, bool first, bool last, bool predicted);
 
   StepOptions options_;
+  Predict predict_;
+  WindowedPredictions predictions_;
+  std::vector<WindowedPredictions::Sum> prediction_sum_;  // per finding
   size_t windows_ = 0;
   size_t last_main_window_ = 0;  // the last window (1-based) with steps of the main phase
   std::vector<Event> carry_;

@@ -762,6 +762,70 @@ TEST(WindowedAnalysis, OneWindowIsTheWholeAnalysis) {
   expect_windowed_like_whole(whole, win, 0, /*exact=*/true);
 }
 
+// Predictions of a trace read in windows (windowed_predictions.h): each of
+// the first windows with steps is predicted by the hook, and the whole's
+// figures are step-weighted means over them, a window that predicted
+// nothing for a finding counting as no saving. The hook here predicts 10 to
+// 20 µs a step for each steady finding of the main phase, and 20 to 30 µs
+// for all of them fixed, in the first window only; 0 in the others.
+TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) {
+  const Program p = gpt(Marks::kAll, kBackward, 600);
+  const std::vector<Event> events = p.events();
+  std::vector<double> main_steps;  // per predicted window
+  WindowedAnalysis w(StepOptions{}, [&](const ProcessTrace&, Analysis* a) {
+    const double saving = main_steps.empty() ? 10000 : 0;
+    main_steps.push_back(static_cast<double>(a->phases[0].steps));
+    for (Finding& f : a->findings) {
+      if (f.phase != Phase::kSteady || f.phase_index != 0) continue;
+      f.predicted = true;
+      f.predicted_fix = "drop-sync";
+      f.saving_ns_per_step_low = saving;
+      f.saving_ns_per_step_high = 2 * saving;
+      f.replayed_step_ns = a->phases[0].step_ns;
+    }
+    const double step = a->phases[0].step_ns;
+    a->all_fixed.push_back(AllFixedPrediction{0, false, step, step, step - 3 * saving, step - 2 * saving});
+  });
+  const size_t per_window = 4000;
+  ProcessTrace tables;
+  for (size_t at = 0; at < events.size(); at += per_window) {
+    const size_t end = std::min(events.size(), at + per_window);
+    w.add(tables, std::vector<Event>(events.begin() + static_cast<std::ptrdiff_t>(at),
+                                     events.begin() + static_cast<std::ptrdiff_t>(end)),
+          end == events.size());
+  }
+  ASSERT_GT(w.windows(), WindowedPredictions::kPredictedWindows) << "more windows than are predicted";
+  ASSERT_EQ(main_steps.size(), WindowedPredictions::kPredictedWindows);
+  double all_steps = 0;
+  for (double n : main_steps) all_steps += n;
+  const double share = main_steps[0] / all_steps;  // the first window's part of the predicted steps
+  ASSERT_GT(share, 0);
+  ASSERT_LT(share, 0.5);
+  const Analysis a = w.analysis();
+  ASSERT_FALSE(a.phases.empty());
+  size_t predicted = 0;
+  for (const Finding& f : a.findings) {
+    if (f.phase != Phase::kSteady || f.phase_index != 0) {
+      EXPECT_FALSE(f.predicted);
+      continue;
+    }
+    ++predicted;
+    EXPECT_TRUE(f.predicted);
+    EXPECT_EQ(f.predicted_fix, "drop-sync");
+    EXPECT_NEAR(f.saving_ns_per_step_low, 10000 * share, 1);
+    EXPECT_NEAR(f.saving_ns_per_step_high, 20000 * share, 1);
+    EXPECT_NEAR(f.step_ns_without_high, a.phases[0].step_ns - 10000 * share, 1);
+  }
+  EXPECT_GT(predicted, 0u);
+  ASSERT_EQ(a.all_fixed.size(), 1u);
+  EXPECT_EQ(a.all_fixed[0].phase_index, 0);
+  EXPECT_NEAR(a.all_fixed[0].step_ns_without_low, a.phases[0].step_ns - 30000 * share, 1);
+  EXPECT_NEAR(a.all_fixed[0].step_ns_without_high, a.phases[0].step_ns - 20000 * share, 1);
+  // Without a hook, nothing is predicted.
+  size_t windows = 0;
+  for (const Finding& f : windowed(events, per_window, &windows).findings) EXPECT_FALSE(f.predicted);
+}
+
 INSTANTIATE_TEST_SUITE_P(Readings, ProgramShapes,
                          ::testing::Values(Reading::kRaw, Reading::kAggregated, Reading::kFolded),
                          [](const ::testing::TestParamInfo<Reading>& info) {
