@@ -12,6 +12,7 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis) {
   for (size_t i = 0; i < analysis->findings.size(); ++i) {
     if (!predictions.findings[i]) continue;
     const whatif::Prediction& p = predictions.findings[i]->prediction;
+    if (!p.fits()) continue;  // the model does not fit the phase: its all-fixed line says so
     Finding& f = analysis->findings[i];
     f.predicted = true;
     f.prediction_measured = p.basis == whatif::Basis::kMeasured;
@@ -31,7 +32,7 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis) {
     const whatif::Prediction& p = phase.all_fixed;
     analysis->all_fixed.push_back(AllFixedPrediction{phase.phase_index, p.basis == whatif::Basis::kMeasured,
                                                      p.recorded_step_ns, p.replayed_step_ns, p.step_without_low_ns,
-                                                     p.step_without_high_ns});
+                                                     p.step_without_high_ns, p.fits()});
   }
 }
 

@@ -30,6 +30,9 @@ struct AllFixedPrediction {
   double recorded_step_ns = 0;
   double replayed_step_ns = 0;
   double step_ns_without_low = 0, step_ns_without_high = 0;
+  // The replay came within whatif::kMaxReplayError of the recorded steps;
+  // if not, the phase's findings carry no prediction and the report says why.
+  bool fits = true;
 };
 
 struct Analysis {

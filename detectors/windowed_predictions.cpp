@@ -1,5 +1,7 @@
 #include "detectors/windowed_predictions.h"
 
+#include <algorithm>
+
 namespace syncscope {
 
 void WindowedPredictions::Sum::add(const Sum& other) {
@@ -18,12 +20,22 @@ void WindowedPredictions::add_window(const Analysis& a, const std::vector<int>& 
   for (size_t p = 0; p < a.phases.size() && p < phase_map.size(); ++p) {
     const auto merged = static_cast<size_t>(phase_map[p]);
     if (phases_.size() <= merged) phases_.resize(merged + 1);
-    phases_[merged].steps += static_cast<double>(a.phases[p].steps);
+    // A window whose replay does not fit the phase predicted nothing of it:
+    // its steps are left out of the means, not counted as saving nothing.
+    const auto unfit = std::find_if(a.all_fixed.begin(), a.all_fixed.end(), [&](const AllFixedPrediction& f) {
+      return f.phase_index == static_cast<int>(p) && !f.fits;
+    });
+    if (unfit == a.all_fixed.end()) phases_[merged].steps += static_cast<double>(a.phases[p].steps);
   }
   for (const AllFixedPrediction& f : a.all_fixed) {
     if (f.phase_index < 0 || static_cast<size_t>(f.phase_index) >= phase_map.size()) continue;
     const double w = static_cast<double>(a.phases[static_cast<size_t>(f.phase_index)].steps);
     PhaseSum& s = phases_[static_cast<size_t>(phase_map[static_cast<size_t>(f.phase_index)])];
+    if (!f.fits) {
+      s.unfit_recorded += f.recorded_step_ns * w;
+      s.unfit_replayed += f.replayed_step_ns * w;
+      continue;
+    }
     Sum one;
     one.any = true;
     one.measured = f.measured;
@@ -73,9 +85,19 @@ std::vector<AllFixedPrediction> WindowedPredictions::all_fixed(const std::vector
   std::vector<AllFixedPrediction> out;
   for (size_t p = 0; p < phases_.size() && p < phase_to.size(); ++p) {
     const PhaseSum& s = phases_[p];
-    if (!s.fixed.any || s.steps <= 0 || s.recorded <= 0) continue;
     if (p > 0 && phase_to[p] == 0) continue;  // a phase that is no more
     const PhaseInfo& info = phases[static_cast<size_t>(phase_to[p])];
+    if (!s.fixed.any && s.unfit_recorded > 0) {  // no predicted window fitted: say so, as a whole read would
+      AllFixedPrediction a;
+      a.phase_index = phase_to[p];
+      a.fits = false;
+      a.recorded_step_ns = info.step_ns;
+      a.replayed_step_ns = info.step_ns * (s.unfit_replayed / s.unfit_recorded);
+      a.step_ns_without_low = a.step_ns_without_high = a.replayed_step_ns;
+      out.push_back(a);
+      continue;
+    }
+    if (!s.fixed.any || s.steps <= 0 || s.recorded <= 0) continue;
     AllFixedPrediction a;
     a.phase_index = phase_to[p];
     a.measured = s.fixed.measured;

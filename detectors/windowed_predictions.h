@@ -48,6 +48,7 @@ class WindowedPredictions {
     double steps = 0;  // of the predicted windows
     Sum fixed;         // all fixed: savings low/high, replayed and recorded step, step-weighted
     double recorded = 0;
+    double unfit_recorded = 0, unfit_replayed = 0;  // windows whose replay did not fit, step-weighted
   };
   size_t windows_ = 0;
   std::vector<PhaseSum> phases_;  // by merged phase

@@ -55,6 +55,7 @@ std::string prediction_html(const Finding& f) {
 std::string all_fixed_html(const ProcessReport& process, size_t index) {
   for (const AllFixedPrediction& p : process.analysis.all_fixed) {
     if (p.phase_index < 0 || static_cast<size_t>(p.phase_index) != index) continue;
+    if (!p.fits) return "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p)) + "</p></div>";
     return "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p)) + "</p>" +
            pair_svg(p.replayed_step_ns, p.step_ns_without_low, p.step_ns_without_high, p.measured,
                     "every steady finding fixed") +

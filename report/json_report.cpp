@@ -184,7 +184,8 @@ nlohmann::json verdicts_json(const ProcessReport& p) {
 nlohmann::json all_fixed_json(const Analysis& analysis, size_t index) {
   for (const AllFixedPrediction& a : analysis.all_fixed) {
     if (a.phase_index != static_cast<int>(index)) continue;
-    return {{"prediction_basis", a.measured ? "measured" : "host-bound"},
+    return {{"fits", a.fits},
+            {"prediction_basis", a.measured ? "measured" : "host-bound"},
             {"recorded_step_us", a.recorded_step_ns / 1e3},
             {"replayed_step_us", a.replayed_step_ns / 1e3},
             {"predicted_step_us_without", (a.step_ns_without_low + a.step_ns_without_high) / 2e3},

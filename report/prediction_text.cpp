@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 
 #include "report/units.h"
 
@@ -41,6 +42,14 @@ std::string predicted_saving_text(const Finding& f, double step_ns) {
 
 std::string all_fixed_text(const AllFixedPrediction& p) {
   const double step = p.recorded_step_ns;
+  if (!p.fits) {
+    const double off = step > 0 ? (p.replayed_step_ns - step) / step : 0;
+    char percent[16];
+    std::snprintf(percent, sizeof(percent), "%+.0f%%", off * 100);
+    return "no prediction of what fixing saves: the model replays the recorded steps at " +
+           duration(p.replayed_step_ns) + " a step against " + duration(step) + " recorded (" + percent +
+           "), too far off to judge a fix (docs/what-if.md)";
+  }
   return "fixing every steady finding saves " +
          saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured) + ", " +
          basis_text(p.measured);

@@ -20,6 +20,8 @@ double Prediction::replay_error() const {
   return recorded_step_ns > 0 ? std::fabs(replayed_step_ns - recorded_step_ns) / recorded_step_ns : 0;
 }
 
+bool Prediction::fits() const { return replay_error() <= kMaxReplayError; }
+
 std::vector<uint64_t> recorded_step_ends(const Program& program) {
   std::vector<uint64_t> ends;
   uint64_t t = 0;

@@ -26,7 +26,16 @@ struct Prediction {
   double saving_low_ns = 0, saving_high_ns = 0;
 
   double replay_error() const;  // |replayed - recorded| / recorded
+  // Whether the model fits the program: its replay of the recorded steps is
+  // within kMaxReplayError of them. When it is not, what it says of a fix
+  // is not worth telling (analysis/predictions.cpp gives no saving).
+  bool fits() const;
 };
+
+// On a GPU the replay came within 1.3% of the recorded steps, 17% before a
+// free's own time was kept (docs/what-if.md); a replay farther off than
+// this misses something the program does.
+inline constexpr double kMaxReplayError = 0.20;
 
 // The recorded host time at the end of each step (Op::step), from the first
 // op's start: host_before + call + waited, as recorded.

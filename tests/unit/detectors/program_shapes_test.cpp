@@ -826,6 +826,33 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
   for (const Finding& f : windowed(events, per_window, &windows).findings) EXPECT_FALSE(f.predicted);
 }
 
+// Windows whose replay does not fit (AllFixedPrediction::fits false, their
+// findings unpredicted, as analysis/predictions.cpp leaves them): the whole
+// says so, as a whole read would, with the replay's mean ratio.
+TEST(WindowedAnalysis, WindowsWhoseReplayDoesNotFitSaySoForTheWhole) {
+  const Program p = gpt(Marks::kAll, kBackward, 600);
+  const std::vector<Event> events = p.events();
+  WindowedAnalysis w(StepOptions{}, [&](const ProcessTrace&, Analysis* a) {
+    const double step = a->phases[0].step_ns;
+    AllFixedPrediction unfit{0, false, step, 2 * step, 2 * step, 2 * step};
+    unfit.fits = false;
+    a->all_fixed.push_back(unfit);
+  });
+  const size_t per_window = 4000;
+  ProcessTrace tables;
+  for (size_t at = 0; at < events.size(); at += per_window) {
+    const size_t end = std::min(events.size(), at + per_window);
+    w.add(tables, std::vector<Event>(events.begin() + static_cast<std::ptrdiff_t>(at),
+                                     events.begin() + static_cast<std::ptrdiff_t>(end)),
+          end == events.size());
+  }
+  const Analysis a = w.analysis();
+  ASSERT_EQ(a.all_fixed.size(), 1u);
+  EXPECT_FALSE(a.all_fixed[0].fits);
+  EXPECT_NEAR(a.all_fixed[0].replayed_step_ns, 2 * a.phases[0].step_ns, 1);
+  for (const Finding& f : a.findings) EXPECT_FALSE(f.predicted);
+}
+
 INSTANTIATE_TEST_SUITE_P(Readings, ProgramShapes,
                          ::testing::Values(Reading::kRaw, Reading::kAggregated, Reading::kFolded),
                          [](const ::testing::TestParamInfo<Reading>& info) {

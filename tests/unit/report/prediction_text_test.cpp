@@ -48,5 +48,18 @@ TEST(PredictionText, AllFixed) {
   EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves 390.0 µs a step (16%), measured");
 }
 
+// A replay too far off the recording (whatif::kMaxReplayError): no saving,
+// and why.
+TEST(PredictionText, AReplayThatDoesNotFitSaysSoInsteadOfASaving) {
+  AllFixedPrediction all;
+  all.recorded_step_ns = 1285000;
+  all.replayed_step_ns = 2297000;
+  all.step_ns_without_low = all.step_ns_without_high = 2296000;
+  all.fits = false;
+  EXPECT_EQ(all_fixed_text(all),
+            "no prediction of what fixing saves: the model replays the recorded steps at 2.30 ms a step against "
+            "1.28 ms recorded (+79%), too far off to judge a fix (docs/what-if.md)");
+}
+
 }  // namespace
 }  // namespace syncscope
