@@ -639,8 +639,10 @@ TEST_P(ProgramShapes, ManualUpdateWithoutMarkersUsesBackwardBursts) {
 // A long run analysed window by window (detectors/windowed_analysis.h), as
 // the reporter analyses a trace too long to hold whole: the windows' sums
 // are the whole run's analysis, but for a step at each window's edge.
-Analysis windowed(const std::vector<Event>& events, size_t per_window, size_t* windows) {
-  WindowedAnalysis w(StepOptions{});
+// `predict`: the hook that predicts a window (WindowedAnalysis::Predict).
+Analysis windowed(const std::vector<Event>& events, size_t per_window, size_t* windows,
+                  WindowedAnalysis::Predict predict = nullptr) {
+  WindowedAnalysis w(StepOptions{}, std::move(predict));
   ProcessTrace tables;
   for (size_t at = 0; at < events.size(); at += per_window) {
     const size_t end = std::min(events.size(), at + per_window);
@@ -772,36 +774,29 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
   const Program p = gpt(Marks::kAll, kBackward, 600);
   const std::vector<Event> events = p.events();
   std::vector<double> main_steps;  // per predicted window
-  WindowedAnalysis w(StepOptions{}, [&](const ProcessTrace&, Analysis* a) {
+  const auto predict = [&](const ProcessTrace&, Analysis* window) {
     const double saving = main_steps.empty() ? 10000 : 0;
-    main_steps.push_back(static_cast<double>(a->phases[0].steps));
-    for (Finding& f : a->findings) {
+    main_steps.push_back(static_cast<double>(window->phases[0].steps));
+    for (Finding& f : window->findings) {
       if (f.phase != Phase::kSteady || f.phase_index != 0) continue;
       f.predicted = true;
       f.predicted_fix = "drop-sync";
       f.saving_ns_per_step_low = saving;
       f.saving_ns_per_step_high = 2 * saving;
-      f.replayed_step_ns = a->phases[0].step_ns;
+      f.replayed_step_ns = window->phases[0].step_ns;
     }
-    const double step = a->phases[0].step_ns;
-    a->all_fixed.push_back(AllFixedPrediction{0, false, step, step, step - 3 * saving, step - 2 * saving});
-  });
-  const size_t per_window = 4000;
-  ProcessTrace tables;
-  for (size_t at = 0; at < events.size(); at += per_window) {
-    const size_t end = std::min(events.size(), at + per_window);
-    w.add(tables, std::vector<Event>(events.begin() + static_cast<std::ptrdiff_t>(at),
-                                     events.begin() + static_cast<std::ptrdiff_t>(end)),
-          end == events.size());
-  }
-  ASSERT_GT(w.windows(), WindowedPredictions::kPredictedWindows) << "more windows than are predicted";
+    const double step = window->phases[0].step_ns;
+    window->all_fixed.push_back(AllFixedPrediction{0, false, step, step, step - 3 * saving, step - 2 * saving});
+  };
+  size_t windows = 0;
+  const Analysis a = windowed(events, 4000, &windows, predict);
+  ASSERT_GT(windows, WindowedPredictions::kPredictedWindows) << "more windows than are predicted";
   ASSERT_EQ(main_steps.size(), WindowedPredictions::kPredictedWindows);
   double all_steps = 0;
   for (double n : main_steps) all_steps += n;
   const double share = main_steps[0] / all_steps;  // the first window's part of the predicted steps
   ASSERT_GT(share, 0);
   ASSERT_LT(share, 0.5);
-  const Analysis a = w.analysis();
   ASSERT_FALSE(a.phases.empty());
   size_t predicted = 0;
   for (const Finding& f : a.findings) {
@@ -822,8 +817,7 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
   EXPECT_NEAR(a.all_fixed[0].step_ns_without_low, a.phases[0].step_ns - 30000 * share, 1);
   EXPECT_NEAR(a.all_fixed[0].step_ns_without_high, a.phases[0].step_ns - 20000 * share, 1);
   // Without a hook, nothing is predicted.
-  size_t windows = 0;
-  for (const Finding& f : windowed(events, per_window, &windows).findings) EXPECT_FALSE(f.predicted);
+  for (const Finding& f : windowed(events, 4000, &windows).findings) EXPECT_FALSE(f.predicted);
 }
 
 // Windows whose replay does not fit (AllFixedPrediction::fits false, their
@@ -832,21 +826,13 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
 TEST(WindowedAnalysis, WindowsWhoseReplayDoesNotFitSaySoForTheWhole) {
   const Program p = gpt(Marks::kAll, kBackward, 600);
   const std::vector<Event> events = p.events();
-  WindowedAnalysis w(StepOptions{}, [&](const ProcessTrace&, Analysis* a) {
-    const double step = a->phases[0].step_ns;
+  size_t windows = 0;
+  const Analysis a = windowed(events, 4000, &windows, [](const ProcessTrace&, Analysis* window) {
+    const double step = window->phases[0].step_ns;
     AllFixedPrediction unfit{0, false, step, 2 * step, 2 * step, 2 * step};
     unfit.fits = false;
-    a->all_fixed.push_back(unfit);
+    window->all_fixed.push_back(unfit);
   });
-  const size_t per_window = 4000;
-  ProcessTrace tables;
-  for (size_t at = 0; at < events.size(); at += per_window) {
-    const size_t end = std::min(events.size(), at + per_window);
-    w.add(tables, std::vector<Event>(events.begin() + static_cast<std::ptrdiff_t>(at),
-                                     events.begin() + static_cast<std::ptrdiff_t>(end)),
-          end == events.size());
-  }
-  const Analysis a = w.analysis();
   ASSERT_EQ(a.all_fixed.size(), 1u);
   EXPECT_FALSE(a.all_fixed[0].fits);
   EXPECT_NEAR(a.all_fixed[0].replayed_step_ns, 2 * a.phases[0].step_ns, 1);
