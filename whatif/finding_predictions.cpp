@@ -29,21 +29,25 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
   out.findings.resize(analysis.findings.size());
   const std::map<int, Steps> phases = steps_by_phase(analysis);
   std::map<int, std::vector<std::pair<SiteSpec, Fix>>> fixable_by_phase;
-  std::map<int, TraceProgram> built;  // each phase's program, built once for all its findings
+  // Each phase's program and the baseline its fixes are compared with, made
+  // once for all of its findings.
+  std::map<int, std::pair<TraceProgram, Baseline>> built;
   for (size_t i = 0; i < analysis.findings.size(); ++i) {
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     auto steps = phases.find(f.phase_index);
     std::optional<Fix> fix = fix_for(f);
     if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
-    auto program = built.find(f.phase_index);
-    if (program == built.end()) {
-      program = built.emplace(f.phase_index, program_from_trace(trace, steps->second, {})).first;
+    auto phase = built.find(f.phase_index);
+    if (phase == built.end()) {
+      TraceProgram program = program_from_trace(trace, steps->second, {});
+      Baseline base = baseline(program.program, 0, program.steps, program.gpu_measured);
+      phase = built.emplace(f.phase_index, std::make_pair(std::move(program), std::move(base))).first;
     }
+    const auto& [program, base] = phase->second;
     const uint32_t site = static_cast<uint32_t>(i + 1);
-    const auto n = static_cast<uint32_t>(steps->second.size());
-    out.findings[i] = FindingPrediction{*fix, predict(with_sites(program->second, {site_of(f, site)}),
-                                                      {{site, *fix}}, 0, n, program->second.gpu_measured)};
+    const std::vector<uint32_t> marks = sites_of_ops(program, {site_of(f, site)});
+    out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks)};
     fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
   }
   for (const auto& [phase, fixable] : fixable_by_phase) {
@@ -53,9 +57,9 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
       sites.push_back(spec);
       fixes.push_back({spec.site, fix});
     }
-    const TraceProgram& program = built.at(phase);
-    out.phases.push_back(PhasePrediction{phase, predict(with_sites(program, sites), fixes, 0, program.steps,
-                                                        program.gpu_measured)});
+    const auto& [program, base] = built.at(phase);
+    const std::vector<uint32_t> marks = sites_of_ops(program, sites);
+    out.phases.push_back(PhasePrediction{phase, predict(base, fixes, &marks)});
   }
   return out;
 }

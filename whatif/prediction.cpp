@@ -33,24 +33,40 @@ std::vector<uint64_t> recorded_step_ends(const Program& program) {
   return ends;
 }
 
-Prediction predict(const Program& recorded, const std::vector<SiteFix>& fixes, uint32_t first, uint32_t last,
-                   bool gpu_measured) {
-  Prediction p;
-  p.basis = gpu_measured ? Basis::kMeasured : Basis::kHostBound;
-  p.recorded_step_ns = mean_step(recorded_step_ends(recorded), first, last);
-  std::vector<Program> bases;
+Baseline baseline(const Program& recorded, uint32_t first, uint32_t last, bool gpu_measured) {
+  Baseline b;
+  b.basis = gpu_measured ? Basis::kMeasured : Basis::kHostBound;
+  b.first = first;
+  b.last = last;
+  b.recorded_step_ns = mean_step(recorded_step_ends(recorded), first, last);
   // Each base keeps, as host work, the part of a waiting call that its GPU
   // times do not explain (with_unexplained_time_in_calls).
   if (gpu_measured) {
-    bases.push_back(with_unexplained_time_in_calls(recorded));
+    b.bases.push_back(with_unexplained_time_in_calls(recorded));
   } else {
-    bases.push_back(with_unexplained_time_in_calls(with_estimated_gpu_time(recorded, GpuBound::kLow)));
-    bases.push_back(with_unexplained_time_in_calls(with_estimated_gpu_time(recorded, GpuBound::kHigh)));
+    b.bases.push_back(with_unexplained_time_in_calls(with_estimated_gpu_time(recorded, GpuBound::kLow)));
+    b.bases.push_back(with_unexplained_time_in_calls(with_estimated_gpu_time(recorded, GpuBound::kHigh)));
   }
+  for (const Program& base : b.bases) b.before_ns.push_back(replay(base).mean_step_ns(first, last));
+  return b;
+}
+
+Prediction predict(const Baseline& baseline, const std::vector<SiteFix>& fixes,
+                   const std::vector<uint32_t>* site_of_op) {
+  Prediction p;
+  p.basis = baseline.basis;
+  p.recorded_step_ns = baseline.recorded_step_ns;
   bool any = false;
-  for (const Program& base : bases) {
-    const double before = replay(base).mean_step_ns(first, last);
-    const double after = replay(apply_fixes(base, fixes)).mean_step_ns(first, last);
+  for (size_t b = 0; b < baseline.bases.size(); ++b) {
+    const double before = baseline.before_ns[b];
+    double after = 0;
+    if (site_of_op == nullptr) {
+      after = replay(apply_fixes(baseline.bases[b], fixes)).mean_step_ns(baseline.first, baseline.last);
+    } else {
+      Program marked = baseline.bases[b];
+      for (size_t i = 0; i < marked.ops.size() && i < site_of_op->size(); ++i) marked.ops[i].site = (*site_of_op)[i];
+      after = replay(apply_fixes(marked, fixes)).mean_step_ns(baseline.first, baseline.last);
+    }
     const double saving = before - after;
     if (!any) {
       p.replayed_step_ns = before;
@@ -70,6 +86,11 @@ Prediction predict(const Program& recorded, const std::vector<SiteFix>& fixes, u
     p.saving_high_ns = std::max(p.saving_high_ns, saving);
   }
   return p;
+}
+
+Prediction predict(const Program& recorded, const std::vector<SiteFix>& fixes, uint32_t first, uint32_t last,
+                   bool gpu_measured) {
+  return predict(baseline(recorded, first, last, gpu_measured), fixes);
 }
 
 }  // namespace syncscope::whatif

@@ -42,8 +42,27 @@ inline constexpr double kMaxReplayError = 0.50;
 // op's start: host_before + call + waited, as recorded.
 std::vector<uint64_t> recorded_step_ends(const Program& program);
 
-// Steps [first, last) are compared (the steady ones); `gpu_measured`: the
-// ops' gpu_ns are measured, else they are estimated both ways.
+// What every fix of one recorded program is compared with, prepared once:
+// the program with its GPU times (measured, or estimated both ways) and each
+// waiting call's unexplained time as host work, and each such base replayed
+// as recorded. Steps [first, last) are compared (the steady ones).
+struct Baseline {
+  Basis basis = Basis::kMeasured;
+  uint32_t first = 0, last = 0;
+  double recorded_step_ns = 0;
+  std::vector<Program> bases;     // kMeasured: one; kHostBound: the low and the high GPU bound
+  std::vector<double> before_ns;  // each base's mean step, replayed as recorded
+};
+// `gpu_measured`: the ops' gpu_ns are measured, else they are estimated both ways.
+Baseline baseline(const Program& recorded, uint32_t first, uint32_t last, bool gpu_measured);
+
+// The baseline with `fixes` applied. `site_of_op` (one per op, as
+// trace_program.h's sites_of_ops makes them): the sites the fixes name, when
+// the recorded program was prepared without them; null: the program's own.
+Prediction predict(const Baseline& baseline, const std::vector<SiteFix>& fixes,
+                   const std::vector<uint32_t>* site_of_op = nullptr);
+
+// baseline() and predict() in one, for a program that carries its sites.
 Prediction predict(const Program& recorded, const std::vector<SiteFix>& fixes, uint32_t first, uint32_t last,
                    bool gpu_measured);
 

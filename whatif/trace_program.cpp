@@ -230,21 +230,27 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
   return out;
 }
 
-Program with_sites(const TraceProgram& built, const std::vector<SiteSpec>& sites) {
+std::vector<uint32_t> sites_of_ops(const TraceProgram& built, const std::vector<SiteSpec>& sites) {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> site_of;  // (tid, stack) -> site
   for (const SiteSpec& s : sites) site_of[{s.tid, s.stack_id}] = s.site;
-  Program out = built.program;
-  for (size_t i = 0; i < out.ops.size(); ++i) {
+  std::vector<uint32_t> out(built.call_site_of_op.size(), 0);
+  for (size_t i = 0; i < out.size(); ++i) {
     auto site = site_of.find(built.call_site_of_op[i]);
-    out.ops[i].site = site != site_of.end() ? site->second : 0;
+    if (site != site_of.end()) out[i] = site->second;
   }
   // After every op's own site: a copy that is a site itself keeps its own.
-  for (size_t i = 0; i < out.ops.size(); ++i) {
+  for (size_t i = 0; i < out.size(); ++i) {
     const int64_t copy = built.read_back_copy_of_op[i];
-    if (out.ops[i].site == 0 || copy < 0) continue;
-    Op& c = out.ops[static_cast<size_t>(copy)];
-    if (site_of.count(built.call_site_of_op[static_cast<size_t>(copy)]) == 0) c.site = out.ops[i].site;
+    if (out[i] == 0 || copy < 0) continue;
+    if (site_of.count(built.call_site_of_op[static_cast<size_t>(copy)]) == 0) out[static_cast<size_t>(copy)] = out[i];
   }
+  return out;
+}
+
+Program with_sites(const TraceProgram& built, const std::vector<SiteSpec>& sites) {
+  Program out = built.program;
+  const std::vector<uint32_t> marks = sites_of_ops(built, sites);
+  for (size_t i = 0; i < out.ops.size(); ++i) out.ops[i].site = marks[i];
   return out;
 }
 

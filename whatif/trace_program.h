@@ -47,5 +47,8 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
 // (finding_predictions.cpp). A read-back's copy joins its sync's site unless
 // it is a site itself.
 Program with_sites(const TraceProgram& built, const std::vector<SiteSpec>& sites);
+// The same marks, one per op of `built` (for predict() on a baseline
+// prepared once without them, prediction.h).
+std::vector<uint32_t> sites_of_ops(const TraceProgram& built, const std::vector<SiteSpec>& sites);
 
 }  // namespace syncscope::whatif
