@@ -13,11 +13,11 @@
 namespace syncscope {
 namespace {
 
-std::string duration(double ns) { return format_duration(static_cast<uint64_t>(std::max(0.0, ns) + 0.5)); }
-
 // "1.61 ms" or "1.58 ms to 1.62 ms": the step without the fix as predicted.
 std::string step_span(double low, double high) {
-  return duration(low) == duration(high) ? duration(low) : duration(low) + " to " + duration(high);
+  return format_computed_duration(low) == format_computed_duration(high)
+             ? format_computed_duration(low)
+             : format_computed_duration(low) + " to " + format_computed_duration(high);
 }
 
 std::string pair_svg(double replayed, double low, double high, bool measured, const std::string& what) {
@@ -25,10 +25,11 @@ std::string pair_svg(double replayed, double low, double high, bool measured, co
   chart.before = replayed;
   chart.after_low = low;
   chart.after_high = high;
-  chart.before_label = "as recorded (replayed): " + duration(replayed);
+  chart.before_label = "as recorded (replayed): " + format_computed_duration(replayed);
   chart.after_label = what + ": " + step_span(low, high);
-  chart.title = "a step as recorded, replayed by the model, " + duration(replayed) + "; " + what + ", " +
-                step_span(low, high) + (measured ? " (GPU times measured)" : " (GPU times bounded from host timing)");
+  chart.title = "a step as recorded, replayed by the model, " + format_computed_duration(replayed) + "; " + what +
+                ", " + step_span(low, high) +
+                (measured ? " (GPU times measured)" : " (GPU times bounded from host timing)");
   return before_after_svg(chart);
 }
 
@@ -55,8 +56,9 @@ std::string prediction_html(const Finding& f) {
 std::string all_fixed_html(const ProcessReport& process, size_t index) {
   for (const AllFixedPrediction& p : process.analysis.all_fixed) {
     if (p.phase_index < 0 || static_cast<size_t>(p.phase_index) != index) continue;
-    if (!p.fits) return "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p)) + "</p></div>";
-    return "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p)) + "</p>" +
+    const std::string line = "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p)) + "</p>";
+    if (!p.fits) return line + "</div>";  // no picture of a replay that does not fit
+    return line +
            pair_svg(p.replayed_step_ns, p.step_ns_without_low, p.step_ns_without_high, p.measured,
                     "every steady finding fixed") +
            "</div>";

@@ -9,13 +9,13 @@
 namespace syncscope {
 namespace {
 
-std::string duration(double ns) { return format_duration(static_cast<uint64_t>(std::max(0.0, ns) + 0.5)); }
-
 std::string share(double part, double whole) { return whole > 0 ? format_percent(std::max(0.0, part) / whole) : "?"; }
 
 // From the GPU timeline, one figure; from host timing alone, the interval
 // between the two GPU bounds (whatif/gpu_estimate.h).
-const char* basis_text(bool measured) { return measured ? "measured" : "estimated from host timing (--gpu-timeline measures it)"; }
+const char* basis_text(bool measured) {
+  return measured ? "measured" : "estimated from host timing (--gpu-timeline measures it)";
+}
 
 // Savings below this share of a step are not told apart.
 constexpr double kNegligibleShare = 0.01;
@@ -25,10 +25,12 @@ constexpr double kNegligibleShare = 0.01;
 std::string saving_span(double low, double high, double step_ns, bool one_figure) {
   if (high <= 0) return "no step time";
   if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step";
-  if (one_figure || duration(low) == duration(high)) return duration(high) + " a step (" + share(high, step_ns) + ")";
-  const std::string shares =
-      share(low, step_ns) == share(high, step_ns) ? share(high, step_ns) : share(low, step_ns) + " to " + share(high, step_ns);
-  return duration(low) + " to " + duration(high) + " a step (" + shares + ")";
+  if (one_figure || format_computed_duration(low) == format_computed_duration(high))
+    return format_computed_duration(high) + " a step (" + share(high, step_ns) + ")";
+  const std::string shares = share(low, step_ns) == share(high, step_ns)
+                                 ? share(high, step_ns)
+                                 : share(low, step_ns) + " to " + share(high, step_ns);
+  return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + shares + ")";
 }
 
 }  // namespace
@@ -47,8 +49,8 @@ std::string all_fixed_text(const AllFixedPrediction& p) {
     char percent[16];
     std::snprintf(percent, sizeof(percent), "%+.0f%%", off * 100);
     return "no prediction of what fixing saves: the model replays the recorded steps at " +
-           duration(p.replayed_step_ns) + " a step against " + duration(step) + " recorded (" + percent +
-           "), too far off to judge a fix (docs/what-if.md)";
+           format_computed_duration(p.replayed_step_ns) + " a step against " + format_computed_duration(step) +
+           " recorded (" + percent + "), too far off to judge a fix (docs/what-if.md)";
   }
   return "fixing every steady finding saves " +
          saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured) + ", " +

@@ -1,5 +1,6 @@
 #include "report/units.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace syncscope {
@@ -34,6 +35,10 @@ std::string format_percent(double share) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.0f%%", share * 100);
   return buffer;
+}
+
+std::string format_computed_duration(double ns) {
+  return format_duration(static_cast<uint64_t>(std::max(0.0, ns) + 0.5));
 }
 
 }  // namespace syncscope
