@@ -6,7 +6,7 @@ namespace syncscope {
 
 void WindowedPredictions::Sum::add(const Sum& other) {
   if (!other.any) return;
-  measured = (any ? measured : true) && other.measured;
+  measured = measured && other.measured;  // true until a part is estimated
   if (fix.empty()) fix = other.fix;
   any = true;
   low += other.low;
