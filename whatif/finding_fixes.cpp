@@ -9,13 +9,15 @@ std::optional<Fix> fix_for(const Finding& finding) {
       return Fix::kReadLater;
     case Cause::kExplicit:
       return Fix::kDropSync;
-    case Cause::kImplicitFree:
-      return Fix::kDropFreeSync;
     case Cause::kSyncCopy:
     case Cause::kSyncMemset:
     case Cause::kAsyncRequested:
     case Cause::kSynchronous:
       return Fix::kPinnedAsync;
+    // A free's device-wide sync goes with the free: its hint says keep the
+    // buffer (no empty_cache() in the loop), and the unmapping after the
+    // sync, host work of its own, goes too (docs/what-if.md, "The fixes").
+    case Cause::kImplicitFree:
     case Cause::kFreeBurst:
     case Cause::kGrowing:
     case Cause::kVmm:

@@ -24,8 +24,6 @@ const char* fix_name(Fix fix) {
       return "drop-sync";
     case Fix::kPinnedAsync:
       return "pinned-async";
-    case Fix::kDropFreeSync:
-      return "drop-free-sync";
     case Fix::kSideStream:
       return "side-stream";
     case Fix::kDropCall:
@@ -60,10 +58,6 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes) {
           continue;
         }
         if (op.kind == OpKind::kBlockingCopy) op.kind = OpKind::kEnqueue;
-        out.ops.push_back(op);
-        break;
-      case Fix::kDropFreeSync:
-        if (op.kind == OpKind::kDeviceSync) op.kind = OpKind::kHostOnly;
         out.ops.push_back(op);
         break;
       case Fix::kDropCall:

@@ -23,19 +23,17 @@ enum class Fix : uint8_t {
   // not waited for. Its host time stays as recorded (staging included): the
   // prediction does not count the staging copy saved.
   kPinnedAsync,
-  // The device-wide sync inside cudaFree / empty_cache() goes; the call's own
-  // host time stays.
-  kDropFreeSync,
   // A copy queued on the compute stream moves to a side stream: it no longer
   // waits for compute queued before it, and the compute stream waits for it
   // (an event) before what follows.
   kSideStream,
   // The call goes altogether, its host time with it: an allocation or free
-  // the caching allocator would have served (allocator churn).
+  // the caching allocator would have served (allocator churn), a free's
+  // device-wide sync and unmapping with it.
   kDropCall,
 };
 
-// "read-later", "drop-sync", "pinned-async", "drop-free-sync", "side-stream", "drop-call"
+// "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call"
 const char* fix_name(Fix fix);
 
 struct SiteFix {

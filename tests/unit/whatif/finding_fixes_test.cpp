@@ -17,7 +17,7 @@ TEST(FindingFixes, EachCauseHasTheFixItsHintNames) {
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kReadBack)), Fix::kReadLater);
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kCopyThenSync)), Fix::kReadLater);
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kExplicit)), Fix::kDropSync);
-  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kImplicitFree)), Fix::kDropFreeSync);
+  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kImplicitFree)), Fix::kDropCall);
   EXPECT_EQ(fix_for(with(Category::kPageableCopy, Cause::kAsyncRequested)), Fix::kPinnedAsync);
   EXPECT_EQ(fix_for(with(Category::kAllocatorChurn, Cause::kFreeBurst)), Fix::kDropCall);
   EXPECT_EQ(fix_for(with(Category::kDefaultStream, Cause::kCopyOnComputeStream)), Fix::kSideStream);
