@@ -15,12 +15,16 @@ its realistic/ and its libraries/ folders):
    on readback_gpu_bound.py, tests/gpu/recording_pace.py, and the saving,
    which is host work there, by up to 35%), so the measured saving is the
    median over processes, its spread printed beside it. Every run is pinned
-   to the cores near the GPU (--cpus) with PYTHONHASHSEED=0.
+   to the cores near the GPU (--cpus) with PYTHONHASHSEED=0. --separate
+   times each twin in processes of its own instead (broken and fixed
+   alternating, --processes of each): two runs, as a user compares them.
 2. The broken twin is recorded --processes times with the full GPU timeline
    (the prediction is `measured`; --timeline sampled for the default
    sampling) and once without one (`host-bound`, an interval); the fixed
    twin once with the timeline, whose recorded step stands beside the
    predicted step without the fixes (both from recorded processes).
+   --recordings R records the broken twin R times instead; --lean leaves
+   out the recording without a timeline and the fixed twin's.
    The prediction is the main phase's "all fixed" (phases[0].all_fixed),
    since a fixed twin fixes every planted site; where a twin leaves sites
    that no setting removes (PARTIAL_FIXES), the sum of the per-finding
@@ -64,6 +68,7 @@ SAVING_TOLERANCE = 0.20
 SMALL_SAVING_TOLERANCE = 0.02  # of the step, below SAVING_SHARE_JUDGED
 REPLAY_TOLERANCE = 0.05
 CPUS = ""  # taskset list for every run (--cpus)
+SEPARATE = False  # each twin timed in processes of its own (--separate)
 TIMELINE = "full"  # the GPU timeline of the measured recording (--timeline)
 
 
@@ -93,24 +98,33 @@ def run(cmd, cwd, timeout=600):
         return 124, f"timed out after {timeout}s"
 
 
-def time_plain(broken, fixed, rounds, result):
-    """The twins' mean steps, interleaved in one process (step_timer.py): ([broken µs], [fixed µs], errors)."""
-    programs = [shlex.join([script] + args) for script, args in (broken, fixed)]
-    rc, tail = run([sys.executable, TIMER, result, str(rounds)] + programs, os.path.dirname(broken[0]))
+def time_in_one_process(programs, rounds, result):
+    """The programs' mean steps, interleaved in one process (step_timer.py): ([[µs per round] per program], errors)."""
+    commands = [shlex.join([script] + args) for script, args in programs]
+    rc, tail = run([sys.executable, TIMER, result, str(rounds)] + commands, os.path.dirname(programs[0][0]))
     if not os.path.exists(result):
-        return [], [], [f"step_timer exit {rc}: {tail}"]
+        return [[] for _ in programs], [f"step_timer exit {rc}: {tail}"]
     measured = json.load(open(result))
     errors = measured["errors"] + ([f"step_timer exit {rc}: {tail}"] if rc != 0 else [])
-    return measured["mean_step_us"][0], measured["mean_step_us"][1], errors
+    return measured["mean_step_us"], errors
 
 
 def time_processes(broken, fixed, rounds, processes, result_stem):
-    """time_plain in `processes` separate processes: per process (median broken µs, median fixed µs), all the
-    runs' steps, and errors."""
+    """The twins timed plain `processes` times: per time (median broken µs, median fixed µs), all the runs' steps,
+    and errors. In one process each time (both twins, interleaved), or with SEPARATE each twin in its own process,
+    broken and fixed alternating (what a user compares: two runs)."""
     per_process, runs, errors = [], {"broken": [], "fixed": []}, []
     for i in range(processes):
-        b, f, e = time_plain(broken, fixed, rounds, f"{result_stem}-{i}.json")
-        errors += e
+        if SEPARATE:
+            order = [("broken", broken), ("fixed", fixed)][:: 1 if i % 2 == 0 else -1]
+            steps = {}
+            for name, program in order:
+                (steps[name],), e = time_in_one_process([program], rounds, f"{result_stem}-{i}-{name}.json")
+                errors += e
+            b, f = steps["broken"], steps["fixed"]
+        else:
+            (b, f), e = time_in_one_process([broken, fixed], rounds, f"{result_stem}-{i}.json")
+            errors += e
         runs["broken"].append(b)
         runs["fixed"].append(f)
         if b and f:
@@ -189,7 +203,7 @@ def judge(measured_saving, broken_step, predicted):
     return ok, rule, replay_error, abs(replay_error) <= REPLAY_TOLERANCE
 
 
-def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed):
+def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, recordings=None, lean=False):
     """broken, fixed: (script, arguments)."""
     slug = rel.removesuffix(".py").replace("/", "-")
     row = {"pair": rel, "broken": broken, "fixed": fixed, "notes": []}
@@ -197,7 +211,8 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed):
                                                          os.path.join(out_dir, slug + "-plain"))
     row["per_process_us"] = per_process
     row["notes"] += errors
-    recordings = [(True, f"-full{i}" if i else "-full") for i in range(processes)] + [(False, "-host")]
+    recordings = [(True, f"-full{i}" if i else "-full") for i in range(recordings or processes)]
+    recordings += [] if lean else [(False, "-host")]
     row["measured_each"] = []
     for timeline, suffix in recordings:
         report, error = record(bundle, broken, os.path.join(out_dir, slug + suffix), timeline)
@@ -212,10 +227,10 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed):
             row["measured_each"].append(predicted)
         else:
             row["host_bound"] = predicted
-    report, error = record(bundle, fixed, os.path.join(out_dir, slug + "-fixed-full"), True)
-    fixed_recorded = prediction(report, rel) if report else None
-    if fixed_recorded:
-        row["fixed_recorded_step_us"] = fixed_recorded["recorded_step_us"]
+    report, error = (None, None) if lean else record(bundle, fixed, os.path.join(out_dir, slug + "-fixed-full"), True)
+    process = main_process(report) if report else None
+    if process and process.get("phases"):  # no all_fixed where nothing is left to fix: the phase's step
+        row["fixed_recorded_step_us"] = process["phases"][0].get("step_time_us")
     if not per_process or not row["measured_each"]:
         row["verdict"] = "FAIL"
         return row
@@ -273,6 +288,13 @@ def main():
                         help="plain runs of each twin, interleaved in one process (default 5)")
     parser.add_argument("--processes", type=int, default=3,
                         help="separate processes timing the twins, and recordings of the broken one (default 3)")
+    parser.add_argument("--recordings", type=int, default=0,
+                        help="recordings of the broken twin with the timeline (default: --processes)")
+    parser.add_argument("--lean", action="store_true",
+                        help="leave out the recording without a timeline and the fixed twin's recording")
+    parser.add_argument("--separate", action="store_true",
+                        help="time each twin in processes of its own, broken and fixed alternating, instead of "
+                             "both in one process")
     parser.add_argument("--timeline", default="full",
                         help="the measured recording's --gpu-timeline: full (default), sampled or W/P; a sampled one "
                              "needs runs of several seconds (its first burst opens 2 s in)")
@@ -288,8 +310,8 @@ def main():
     args = parser.parse_args()
     bundle, out_dir = os.path.abspath(args.bundle), os.path.abspath(args.out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    global CPUS, TIMELINE, STEPS_OVERRIDE
-    TIMELINE, STEPS_OVERRIDE = args.timeline, args.steps
+    global CPUS, TIMELINE, STEPS_OVERRIDE, SEPARATE
+    TIMELINE, STEPS_OVERRIDE, SEPARATE = args.timeline, args.steps, args.separate
     CPUS = cores_near_gpu(int(args.cpus.split(":")[1])) if args.cpus.startswith("near-gpu:") else args.cpus
     rows = []
     jobs = list(pairs(args.group or ([] if args.external else list(GROUPS)), args.pairs))
@@ -298,7 +320,7 @@ def main():
         jobs.append((name, (script, broken_args.split()), (script, fixed_args.split())))
     for rel, broken, fixed in jobs:
         t0 = time.time()
-        row = check_pair(bundle, out_dir, args.rounds, args.processes, rel, broken, fixed)
+        row = check_pair(bundle, out_dir, args.rounds, args.processes, rel, broken, fixed, args.recordings, args.lean)
         rows.append(row)
         print(line(row) + f" [{time.time() - t0:.0f}s]", flush=True)
         for site, category, saving, span, fix in (row.get("measured") or {}).get("findings", []):
