@@ -17,7 +17,11 @@ its realistic/ and its libraries/ folders):
    median over processes, its spread printed beside it. Every run is pinned
    to the cores near the GPU (--cpus) with PYTHONHASHSEED=0. --separate
    times each twin in processes of its own instead (broken and fixed
-   alternating, --processes of each): two runs, as a user compares them.
+   alternating, --processes of each), one run each and the first in its
+   process, as the recording's is: two runs, as a user compares them. Use
+   it for twins whose behaviour depends on the process's history: a second
+   run of empty_cache.py in one process frees and allocates twice as often
+   a step as its first (step_timer.py, STEP_TIMER_WARMUP).
 2. The broken twin is recorded --processes times with the full GPU timeline
    (the prediction is `measured`; --timeline sampled for the default
    sampling) and once without one (`host-bound`, an interval); the fixed
@@ -87,8 +91,8 @@ def pairs(groups, only):
                 yield rel, (os.path.join(folder, broken), steps), (os.path.join(folder, name), steps)
 
 
-def run(cmd, cwd, timeout=600):
-    env = dict(os.environ, PYTHONHASHSEED="0")  # dict layouts, hence timings, the same in every process
+def run(cmd, cwd, timeout=600, env=None):
+    env = dict(os.environ, PYTHONHASHSEED="0", **(env or {}))  # dict layouts, hence timings, the same in every process
     if CPUS:
         cmd = ["taskset", "-c", CPUS] + cmd
     try:
@@ -98,10 +102,10 @@ def run(cmd, cwd, timeout=600):
         return 124, f"timed out after {timeout}s"
 
 
-def time_in_one_process(programs, rounds, result):
+def time_in_one_process(programs, rounds, result, env=None):
     """The programs' mean steps, interleaved in one process (step_timer.py): ([[µs per round] per program], errors)."""
     commands = [shlex.join([script] + args) for script, args in programs]
-    rc, tail = run([sys.executable, TIMER, result, str(rounds)] + commands, os.path.dirname(programs[0][0]))
+    rc, tail = run([sys.executable, TIMER, result, str(rounds)] + commands, os.path.dirname(programs[0][0]), env=env)
     if not os.path.exists(result):
         return [[] for _ in programs], [f"step_timer exit {rc}: {tail}"]
     measured = json.load(open(result))
@@ -119,7 +123,9 @@ def time_processes(broken, fixed, rounds, processes, result_stem):
             order = [("broken", broken), ("fixed", fixed)][:: 1 if i % 2 == 0 else -1]
             steps = {}
             for name, program in order:
-                (steps[name],), e = time_in_one_process([program], rounds, f"{result_stem}-{i}-{name}.json")
+                # One run, the first in its process, as in the recording (step_timer.py, STEP_TIMER_WARMUP).
+                (steps[name],), e = time_in_one_process([program], 1, f"{result_stem}-{i}-{name}.json",
+                                                        env={"STEP_TIMER_WARMUP": "0"})
                 errors += e
             b, f = steps["broken"], steps["fixed"]
         else:

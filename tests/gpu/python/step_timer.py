@@ -23,6 +23,13 @@ fifth and 90% of the step count given as the script's first argument
 (STEP_TIMER_FROM / STEP_TIMER_TO override). The two syncs are the only
 change to the programs.
 
+STEP_TIMER_WARMUP=0 leaves the warm-up round out: each program's counted
+run is then the first in its process, as in a recording (`syncscope run`
+starts a fresh process). A second run of a program in one process can
+behave differently: empty_cache.py's second run frees and allocates two
+blocks a step where its first frees and allocates one (the allocator's
+state from the first run), and is 20% slower.
+
 RESULT.json: {"programs": [...], "mean_step_us": [[round 0, round 1, ...] per
 program], "errors": [...]}.
 """
@@ -91,7 +98,8 @@ def main():
     errors = []
     # Round -1 warms up (cuBLAS handles, the allocator's pools, compiled kernels, Python's caches) and is
     # not counted: otherwise whichever program runs first pays for it.
-    for round_ in range(-1, rounds):
+    first_round = -1 if os.environ.get("STEP_TIMER_WARMUP", "1") != "0" else 0
+    for round_ in range(first_round, rounds):
         turn = round_ % len(programs)
         for i in list(range(turn, len(programs))) + list(range(turn)):
             measured = run_program(*programs[i])
