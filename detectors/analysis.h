@@ -33,6 +33,9 @@ struct AllFixedPrediction {
   // The replay came within whatif::kMaxReplayError of the recorded steps;
   // if not, the phase's findings carry no prediction and the report says why.
   bool fits = true;
+  // One of the phase's fixes saves at least what the replay says
+  // (whatif::saving_is_a_floor): so does fixing them all.
+  bool floor = false;
 };
 
 struct Analysis {

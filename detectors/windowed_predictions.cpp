@@ -7,6 +7,7 @@ namespace syncscope {
 void WindowedPredictions::Sum::add(const Sum& other) {
   if (!other.any) return;
   measured = measured && other.measured;  // true until a part is estimated
+  floor = floor || other.floor;
   if (fix.empty()) fix = other.fix;
   any = true;
   low += other.low;
@@ -39,6 +40,7 @@ void WindowedPredictions::add_window(const Analysis& a, const std::vector<int>& 
     Sum one;
     one.any = true;
     one.measured = f.measured;
+    one.floor = f.floor;
     one.low = (f.recorded_step_ns - f.step_ns_without_high) * w;
     one.high = (f.recorded_step_ns - f.step_ns_without_low) * w;
     one.replayed = f.replayed_step_ns * w;
@@ -58,6 +60,7 @@ WindowedPredictions::Sum WindowedPredictions::finding_sum(const Analysis& a, con
   s.any = true;
   s.measured = f.prediction_measured;
   s.fix = f.predicted_fix;
+  s.floor = f.prediction_floor;
   s.low = f.saving_ns_per_step_low * w;
   s.high = f.saving_ns_per_step_high * w;
   s.replayed = f.replayed_step_ns * w;
@@ -72,6 +75,7 @@ void WindowedPredictions::apply(const Sum& sum, int phase, const PhaseInfo& info
   f->predicted = true;
   f->prediction_measured = sum.measured;
   f->predicted_fix = sum.fix;
+  f->prediction_floor = sum.floor;
   f->saving_ns_per_step_low = sum.low / steps;
   f->saving_ns_per_step_high = sum.high / steps;
   f->prediction_step_ns = info.step_ns;
@@ -101,6 +105,7 @@ std::vector<AllFixedPrediction> WindowedPredictions::all_fixed(const std::vector
     AllFixedPrediction a;
     a.phase_index = phase_to[p];
     a.measured = s.fixed.measured;
+    a.floor = s.fixed.floor;
     a.recorded_step_ns = info.step_ns;
     // The replay's error in the predicted windows, carried to the whole.
     a.replayed_step_ns = info.step_ns * (s.fixed.replayed / s.recorded);

@@ -113,6 +113,7 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"prediction_basis", f.predicted ? nlohmann::json(f.prediction_measured ? "measured" : "host-bound")
                                        : nlohmann::json(nullptr)},
       {"predicted_fix", f.predicted ? nlohmann::json(f.predicted_fix) : nlohmann::json(nullptr)},
+      {"predicted_saving_is_floor", f.predicted ? nlohmann::json(f.prediction_floor) : nlohmann::json(nullptr)},
       {"gpu_idle_us", number_or_null(f.gpu_measured, static_cast<double>(f.gpu_idle_ns) / 1e3)},
       {"gpu_idle_us_per_step", number_or_null(f.gpu_measured, f.gpu_idle_ns_per_step / 1e3)},
       {"gpu_idle_share", number_or_null(f.gpu_measured, f.gpu_idle_share)},
@@ -186,6 +187,7 @@ nlohmann::json all_fixed_json(const Analysis& analysis, size_t index) {
     if (a.phase_index != static_cast<int>(index)) continue;
     return {{"fits", a.fits},
             {"prediction_basis", a.measured ? "measured" : "host-bound"},
+            {"predicted_saving_is_floor", a.floor},
             {"recorded_step_us", a.recorded_step_ns / 1e3},
             {"replayed_step_us", a.replayed_step_ns / 1e3},
             {"predicted_step_us_without", (a.step_ns_without_low + a.step_ns_without_high) / 2e3},

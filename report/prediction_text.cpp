@@ -33,13 +33,21 @@ std::string saving_span(double low, double high, double step_ns, bool one_figure
   return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + shares + ")";
 }
 
+// A floor (whatif::saving_is_a_floor): "at least 113 µs a step (15%)".
+std::string floor_span(const std::string& span, bool floor) {
+  if (!floor) return span;
+  if (span.rfind("under", 0) == 0 || span.rfind("no ", 0) == 0) return span + " as replayed, at least";
+  return "at least " + span;
+}
+
 }  // namespace
 
 std::string predicted_saving_text(const Finding& f, double step_ns) {
   if (!f.predicted) return "";
   return "fixing it (" + f.predicted_fix + ") saves " +
-         saving_span(f.saving_ns_per_step_low, f.saving_ns_per_step_high, step_ns, f.prediction_measured) + ", " +
-         basis_text(f.prediction_measured);
+         floor_span(saving_span(f.saving_ns_per_step_low, f.saving_ns_per_step_high, step_ns, f.prediction_measured),
+                    f.prediction_floor) +
+         ", " + basis_text(f.prediction_measured);
 }
 
 std::string all_fixed_text(const AllFixedPrediction& p) {
@@ -53,8 +61,9 @@ std::string all_fixed_text(const AllFixedPrediction& p) {
            " recorded (" + percent + "), too far off to judge a fix (docs/what-if.md)";
   }
   return "fixing every steady finding saves " +
-         saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured) + ", " +
-         basis_text(p.measured);
+         floor_span(saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured),
+                    p.floor) +
+         ", " + basis_text(p.measured);
 }
 
 std::string not_judged_text(uint64_t findings) {

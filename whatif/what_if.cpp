@@ -32,6 +32,8 @@ const char* fix_name(Fix fix) {
   return "?";
 }
 
+bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall; }
+
 Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes) {
   std::unordered_map<uint32_t, Fix> fix_of;
   for (const SiteFix& f : fixes) fix_of[f.site] = f.fix;

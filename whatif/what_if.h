@@ -36,6 +36,13 @@ enum class Fix : uint8_t {
 // "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call"
 const char* fix_name(Fix fix);
 
+// Whether what the replay says `fix` saves is a floor: dropping an
+// allocator call (drop-call) also made the host work after it faster, which
+// the replay keeps as recorded. On an H200 the four allocator twins saved
+// 1.2 to 2.3 times the prediction, and with empty_cache() in the loop the
+// rest of the step's host work ran 18-27% slower (docs/what-if.md).
+bool saving_is_a_floor(Fix fix);
+
 struct SiteFix {
   uint32_t site = 0;
   Fix fix = Fix::kDropSync;

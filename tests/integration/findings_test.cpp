@@ -92,6 +92,12 @@ TEST(Findings, AllocatorChurnAtStepWithFreshBuffer) {
   auto syncs = steady(r, "hidden-sync");
   ASSERT_EQ(syncs.size(), 1u);
   EXPECT_EQ(syncs[0]["cause"], "implicit-free");  // cudaFree synchronises the device
+  // Each is predicted as the call dropped (the caching allocator keeps the
+  // buffer), a saving that is a floor (whatif::saving_is_a_floor).
+  for (const auto& f : {churn[0], churn[1], syncs[0]}) {
+    EXPECT_EQ(f["predicted_fix"], "drop-call") << f.dump(1);
+    EXPECT_EQ(f["predicted_saving_is_floor"], true) << f.dump(1);
+  }
 }
 
 TEST(Findings, DefaultStreamSerialization) {

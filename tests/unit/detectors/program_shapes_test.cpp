@@ -781,12 +781,14 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
       if (f.phase != Phase::kSteady || f.phase_index != 0) continue;
       f.predicted = true;
       f.predicted_fix = "drop-sync";
+      f.prediction_floor = main_steps.size() == 1;  // one window's floor makes the whole's a floor
       f.saving_ns_per_step_low = saving;
       f.saving_ns_per_step_high = 2 * saving;
       f.replayed_step_ns = window->phases[0].step_ns;
     }
     const double step = window->phases[0].step_ns;
     window->all_fixed.push_back(AllFixedPrediction{0, false, step, step, step - 3 * saving, step - 2 * saving});
+    window->all_fixed.back().floor = main_steps.size() == 1;
   };
   size_t windows = 0;
   const Analysis a = windowed(events, 4000, &windows, predict);
@@ -810,12 +812,14 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
     EXPECT_NEAR(f.saving_ns_per_step_low, 10000 * share, 1);
     EXPECT_NEAR(f.saving_ns_per_step_high, 20000 * share, 1);
     EXPECT_NEAR(f.step_ns_without_high, a.phases[0].step_ns - 10000 * share, 1);
+    EXPECT_TRUE(f.prediction_floor);
   }
   EXPECT_GT(predicted, 0u);
   ASSERT_EQ(a.all_fixed.size(), 1u);
   EXPECT_EQ(a.all_fixed[0].phase_index, 0);
   EXPECT_NEAR(a.all_fixed[0].step_ns_without_low, a.phases[0].step_ns - 30000 * share, 1);
   EXPECT_NEAR(a.all_fixed[0].step_ns_without_high, a.phases[0].step_ns - 20000 * share, 1);
+  EXPECT_TRUE(a.all_fixed[0].floor);
   // Without a hook, nothing is predicted.
   for (const Finding& f : windowed(events, 4000, &windows).findings) EXPECT_FALSE(f.predicted);
 }

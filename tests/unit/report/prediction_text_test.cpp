@@ -48,6 +48,26 @@ TEST(PredictionText, AllFixed) {
   EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves 390.0 µs a step (16%), measured");
 }
 
+// Dropping an allocator call saves at least what the replay says
+// (whatif::saving_is_a_floor): the line says so, for the finding and for
+// all fixed.
+TEST(PredictionText, AFloorSaysAtLeast) {
+  Finding f = predicted(113000, 113000, true);
+  f.predicted_fix = "drop-call";
+  f.prediction_floor = true;
+  EXPECT_EQ(predicted_saving_text(f, 1250000), "fixing it (drop-call) saves at least 113.0 µs a step (9%), measured");
+  EXPECT_EQ(predicted_saving_text(predicted(0, 77, true), 170000).find("at least"), std::string::npos);
+  f.saving_ns_per_step_low = f.saving_ns_per_step_high = 1000;
+  EXPECT_EQ(predicted_saving_text(f, 1250000),
+            "fixing it (drop-call) saves under 1% of a step as replayed, at least, measured");
+  AllFixedPrediction all;
+  all.measured = true;
+  all.floor = true;
+  all.recorded_step_ns = 1250000;
+  all.step_ns_without_low = all.step_ns_without_high = 1067000;
+  EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves at least 183.0 µs a step (15%), measured");
+}
+
 // A replay too far off the recording (whatif::kMaxReplayError): no saving,
 // and why.
 TEST(PredictionText, AReplayThatDoesNotFitSaysSoInsteadOfASaving) {

@@ -23,6 +23,13 @@ TEST(FindingFixes, EachCauseHasTheFixItsHintNames) {
   EXPECT_EQ(fix_for(with(Category::kDefaultStream, Cause::kCopyOnComputeStream)), Fix::kSideStream);
 }
 
+TEST(FindingFixes, OnlyDroppingAnAllocatorCallSavesAtLeastItsPrediction) {
+  EXPECT_TRUE(saving_is_a_floor(Fix::kDropCall));
+  for (Fix fix : {Fix::kReadLater, Fix::kDropSync, Fix::kPinnedAsync, Fix::kSideStream}) {
+    EXPECT_FALSE(saving_is_a_floor(fix)) << fix_name(fix);
+  }
+}
+
 TEST(FindingFixes, EveryCauseIsModelled) {
   for (int c = static_cast<int>(Cause::kReadBack); c <= static_cast<int>(Cause::kLegacyStream); ++c) {
     EXPECT_TRUE(fix_for(with(Category::kHiddenSync, static_cast<Cause>(c))).has_value()) << cause_name(static_cast<Cause>(c));
