@@ -40,7 +40,7 @@ const char* fix_name(Fix fix);
 // allocator call (drop-call) also made the host work after it faster, which
 // the replay keeps as recorded. On an H200 the four allocator twins saved
 // 1.2 to 2.3 times the prediction, and with empty_cache() in the loop the
-// rest of the step's host work ran 18-27% slower (docs/what-if.md).
+// rest of the step's host work took 15-24% longer (docs/what-if.md).
 bool saving_is_a_floor(Fix fix);
 
 struct SiteFix {
