@@ -33,10 +33,13 @@ std::string saving_span(double low, double high, double step_ns, bool one_figure
   return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + shares + ")";
 }
 
-// A floor (whatif::saving_is_a_floor): "at least 113 µs a step (15%)".
+// A floor (whatif::saving_is_a_floor): "at least 113 µs a step (15%)";
+// an interval "310 µs to 410 µs a step (13% to 17%) or more"; a saving too
+// small to tell "under 1% of a step as replayed, or more".
 std::string floor_span(const std::string& span, bool floor) {
   if (!floor) return span;
-  if (span.rfind("under", 0) == 0 || span.rfind("no ", 0) == 0) return span + " as replayed, at least";
+  if (span.rfind("under", 0) == 0 || span.rfind("no ", 0) == 0) return span + " as replayed, or more";
+  if (span.find(" to ") != std::string::npos) return span + " or more";
   return "at least " + span;
 }
 

@@ -59,7 +59,13 @@ TEST(PredictionText, AFloorSaysAtLeast) {
   EXPECT_EQ(predicted_saving_text(predicted(0, 77, true), 170000).find("at least"), std::string::npos);
   f.saving_ns_per_step_low = f.saving_ns_per_step_high = 1000;
   EXPECT_EQ(predicted_saving_text(f, 1250000),
-            "fixing it (drop-call) saves under 1% of a step as replayed, at least, measured");
+            "fixing it (drop-call) saves under 1% of a step as replayed, or more, measured");
+  f.prediction_measured = false;
+  f.saving_ns_per_step_low = 310000;
+  f.saving_ns_per_step_high = 410000;
+  EXPECT_EQ(predicted_saving_text(f, 2400000),
+            "fixing it (drop-call) saves 310.0 µs to 410.0 µs a step (13% to 17%) or more, estimated from host "
+            "timing (--gpu-timeline measures it)");
   AllFixedPrediction all;
   all.measured = true;
   all.floor = true;
