@@ -39,6 +39,10 @@ its realistic/ and its libraries/ folders):
    - prediction: within 20% of the measured saving where that saving is
      above 5% of the step, else within 2% of the step;
    - replay: every recording's replayed step within 5% of its recorded step.
+   A prediction outside that band but inside the processes' spread of
+   measured savings is UNRESOLVED, not FAIL: the processes disagree more
+   than the band is wide, so the measurement cannot judge it (more
+   --processes may). Only PASS counts as passing.
    The host-bound interval is reported against the same saving (whether it
    holds it), not judged.
 
@@ -257,8 +261,20 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, recording
         low, _, high = scaled(row["host_bound"], broken_step)
         slack = SMALL_SAVING_TOLERANCE * broken_step
         row["host_bound_holds"] = low - slack <= row["measured_saving_us"] <= high + slack
-    row["verdict"] = "PASS" if ok and replay_ok else "FAIL"
+    _, predicted_saving, _ = scaled(row["measured"], broken_step)
+    within_spread = min(savings) <= predicted_saving <= max(savings)
+    row["verdict"] = verdict(ok, replay_ok, within_spread and len(savings) > 1)
     return row
+
+
+def verdict(prediction_ok, replay_ok, inside_measured_spread):
+    """PASS; UNRESOLVED where the prediction misses the band around the median saving but lies within the
+    processes' spread (the measurement cannot judge it); else FAIL. A replay off its recording fails."""
+    if not replay_ok:
+        return "FAIL"
+    if prediction_ok:
+        return "PASS"
+    return "UNRESOLVED" if inside_measured_spread else "FAIL"
 
 
 def line(row):
@@ -334,9 +350,12 @@ def main():
                 print(f"    {category:14} {site:50} {fix}: {saving:.1f} µs", flush=True)
         with open(os.path.join(out_dir, "whatif.json"), "w") as out:
             json.dump(rows, out, indent=1)
-    failed = [r["pair"] for r in rows if r["verdict"] != "PASS"]
-    print(f"{len(rows) - len(failed)} of {len(rows)} pairs PASS" + (f"; FAIL: {', '.join(failed)}" if failed else ""))
-    return 1 if failed else 0
+    failed = [r["pair"] for r in rows if r["verdict"] == "FAIL"]
+    unresolved = [r["pair"] for r in rows if r["verdict"] == "UNRESOLVED"]
+    passed = len(rows) - len(failed) - len(unresolved)
+    print(f"{passed} of {len(rows)} pairs PASS" + (f"; UNRESOLVED: {', '.join(unresolved)}" if unresolved else "")
+          + (f"; FAIL: {', '.join(failed)}" if failed else ""))
+    return 0 if passed == len(rows) else 1
 
 
 if __name__ == "__main__":
