@@ -202,6 +202,7 @@ def scaled(predicted, broken_step):
 
 
 def judge(measured_saving, broken_step, predicted):
+    """(within the rule, the rule, the predicted saving in µs of the plain broken step)."""
     _, saving, _ = scaled(predicted, broken_step)
     if measured_saving > SAVING_SHARE_JUDGED * broken_step:
         ok = abs(saving - measured_saving) <= SAVING_TOLERANCE * measured_saving
@@ -209,11 +210,10 @@ def judge(measured_saving, broken_step, predicted):
     else:
         ok = abs(saving - measured_saving) <= SMALL_SAVING_TOLERANCE * broken_step
         rule = f"within {SMALL_SAVING_TOLERANCE:.0%} of the step"
-    replay_error = predicted["replayed_step_us"] / predicted["recorded_step_us"] - 1
-    return ok, rule, replay_error, abs(replay_error) <= REPLAY_TOLERANCE
+    return ok, rule, saving
 
 
-def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, recordings=None, lean=False):
+def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_recordings=None, lean=False):
     """broken, fixed: (script, arguments)."""
     slug = rel.removesuffix(".py").replace("/", "-")
     row = {"pair": rel, "broken": broken, "fixed": fixed, "notes": []}
@@ -221,7 +221,7 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, recording
                                                          os.path.join(out_dir, slug + "-plain"))
     row["per_process_us"] = per_process
     row["notes"] += errors
-    recordings = [(True, f"-full{i}" if i else "-full") for i in range(recordings or processes)]
+    recordings = [(True, f"-full{i}" if i else "-full") for i in range(timeline_recordings or processes)]
     recordings += [] if lean else [(False, "-host")]
     row["measured_each"] = []
     for timeline, suffix in recordings:
@@ -245,14 +245,14 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, recording
         row["verdict"] = "FAIL"
         return row
     # The recording whose predicted share is the median stands for them all.
-    by_share = sorted(row["measured_each"], key=lambda m: (m["saving_low_us"] + m["saving_high_us"]) / m["recorded_step_us"])
+    by_share = sorted(row["measured_each"], key=lambda m: scaled(m, 1)[1])
     row["measured"] = by_share[len(by_share) // 2]
     broken_step = statistics.median(b for b, _ in per_process)
     savings = [b - f for b, f in per_process]
     row["broken_step_us"], row["fixed_step_us"] = broken_step, statistics.median(f for _, f in per_process)
     row["measured_saving_us"] = statistics.median(savings)
     row["measured_saving_spread_us"] = [min(savings), max(savings)]
-    ok, rule, _, _ = judge(row["measured_saving_us"], broken_step, row["measured"])
+    ok, rule, predicted_saving = judge(row["measured_saving_us"], broken_step, row["measured"])
     replay_errors = [m["replayed_step_us"] / m["recorded_step_us"] - 1 for m in row["measured_each"]]
     row["replay_error"] = max(replay_errors, key=abs)
     replay_ok = abs(row["replay_error"]) <= REPLAY_TOLERANCE
@@ -261,7 +261,6 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, recording
         low, _, high = scaled(row["host_bound"], broken_step)
         slack = SMALL_SAVING_TOLERANCE * broken_step
         row["host_bound_holds"] = low - slack <= row["measured_saving_us"] <= high + slack
-    _, predicted_saving, _ = scaled(row["measured"], broken_step)
     within_spread = min(savings) <= predicted_saving <= max(savings)
     row["verdict"] = verdict(ok, replay_ok, within_spread and len(savings) > 1)
     return row
