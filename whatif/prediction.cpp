@@ -59,14 +59,8 @@ Prediction predict(const Baseline& baseline, const std::vector<SiteFix>& fixes,
   bool any = false;
   for (size_t b = 0; b < baseline.bases.size(); ++b) {
     const double before = baseline.before_ns[b];
-    double after = 0;
-    if (site_of_op == nullptr) {
-      after = replay(apply_fixes(baseline.bases[b], fixes)).mean_step_ns(baseline.first, baseline.last);
-    } else {
-      Program marked = baseline.bases[b];
-      for (size_t i = 0; i < marked.ops.size() && i < site_of_op->size(); ++i) marked.ops[i].site = (*site_of_op)[i];
-      after = replay(apply_fixes(marked, fixes)).mean_step_ns(baseline.first, baseline.last);
-    }
+    const double after =
+        replay(apply_fixes(baseline.bases[b], fixes, site_of_op)).mean_step_ns(baseline.first, baseline.last);
     const double saving = before - after;
     if (!any) {
       p.replayed_step_ns = before;

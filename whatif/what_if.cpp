@@ -34,7 +34,8 @@ const char* fix_name(Fix fix) {
 
 bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall; }
 
-Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes) {
+Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
+                    const std::vector<uint32_t>* site_of_op) {
   std::unordered_map<uint32_t, Fix> fix_of;
   for (const SiteFix& f : fixes) fix_of[f.site] = f.fix;
   Program out = program;
@@ -42,8 +43,9 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes) {
   out.ops.reserve(program.ops.size());
   uint64_t carried = 0;  // host work before a removed op, kept for the next one
   uint64_t side_events = 0;
-  for (const Op& recorded : program.ops) {
-    Op op = recorded;
+  for (size_t i = 0; i < program.ops.size(); ++i) {
+    Op op = program.ops[i];
+    if (site_of_op != nullptr) op.site = i < site_of_op->size() ? (*site_of_op)[i] : 0;
     op.host_before_ns += carried;
     carried = 0;
     auto it = op.site != 0 ? fix_of.find(op.site) : fix_of.end();

@@ -48,7 +48,10 @@ struct SiteFix {
   Fix fix = Fix::kDropSync;
 };
 
-// The program with each given site's ops changed by its fix.
-Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes);
+// The program with each given site's ops changed by its fix. `site_of_op`
+// (one per op, trace_program.h's sites_of_ops): the sites to read instead
+// of the ops' own, for a program prepared once without them; null: Op::site.
+Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
+                    const std::vector<uint32_t>* site_of_op = nullptr);
 
 }  // namespace syncscope::whatif
