@@ -21,26 +21,21 @@ const char* basis_text(bool measured) {
 constexpr double kNegligibleShare = 0.01;
 
 // "9.7 µs a step (5%)", "9.7 µs to 12.0 µs a step (5% to 7%)", "under 1% of
-// a step": the saving's interval as the user reads it.
-std::string saving_span(double low, double high, double step_ns, bool one_figure) {
-  if (high <= 0) return "no step time";
-  if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step";
+// a step": the saving's interval as the user reads it. A floor
+// (whatif::saving_is_a_floor) says so: "at least 113 µs a step (15%)",
+// "310 µs to 410 µs a step (13% to 17%) or more", "under 1% of a step as
+// replayed, or more".
+std::string saving_span(double low, double high, double step_ns, bool one_figure, bool floor) {
+  const std::string more = floor ? " as replayed, or more" : "";
+  if (high <= 0) return "no step time" + more;
+  if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step" + more;
   if (one_figure || format_computed_duration(low) == format_computed_duration(high))
-    return format_computed_duration(high) + " a step (" + share(high, step_ns) + ")";
+    return (floor ? "at least " : "") + format_computed_duration(high) + " a step (" + share(high, step_ns) + ")";
   const std::string shares = share(low, step_ns) == share(high, step_ns)
                                  ? share(high, step_ns)
                                  : share(low, step_ns) + " to " + share(high, step_ns);
-  return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + shares + ")";
-}
-
-// A floor (whatif::saving_is_a_floor): "at least 113 µs a step (15%)";
-// an interval "310 µs to 410 µs a step (13% to 17%) or more"; a saving too
-// small to tell "under 1% of a step as replayed, or more".
-std::string floor_span(const std::string& span, bool floor) {
-  if (!floor) return span;
-  if (span.rfind("under", 0) == 0 || span.rfind("no ", 0) == 0) return span + " as replayed, or more";
-  if (span.find(" to ") != std::string::npos) return span + " or more";
-  return "at least " + span;
+  return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + shares + ")" +
+         (floor ? " or more" : "");
 }
 
 }  // namespace
@@ -48,8 +43,8 @@ std::string floor_span(const std::string& span, bool floor) {
 std::string predicted_saving_text(const Finding& f, double step_ns) {
   if (!f.predicted) return "";
   return "fixing it (" + f.predicted_fix + ") saves " +
-         floor_span(saving_span(f.saving_ns_per_step_low, f.saving_ns_per_step_high, step_ns, f.prediction_measured),
-                    f.prediction_floor) +
+         saving_span(f.saving_ns_per_step_low, f.saving_ns_per_step_high, step_ns, f.prediction_measured,
+                     f.prediction_floor) +
          ", " + basis_text(f.prediction_measured);
 }
 
@@ -64,8 +59,7 @@ std::string all_fixed_text(const AllFixedPrediction& p) {
            " recorded (" + percent + "), too far off to judge a fix (docs/what-if.md)";
   }
   return "fixing every steady finding saves " +
-         floor_span(saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured),
-                    p.floor) +
+         saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured, p.floor) +
          ", " + basis_text(p.measured);
 }
 
