@@ -23,7 +23,13 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis) {
     f.step_ns_without_low = p.step_without_low_ns;
     f.step_ns_without_high = p.step_without_high_ns;
     f.replayed_step_ns = p.replayed_step_ns;
-    if (f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < analysis->phases.size()) {
+    // The step its saving is a share of: the recorded step as the model
+    // reads it, which with a full GPU timeline ends when the step's GPU work
+    // is done (whatif::recorded_step_ends), as "all fixed"'s does; else the
+    // phase's mean step.
+    if (p.recorded_step_ns > 0) {
+      f.prediction_step_ns = p.recorded_step_ns;
+    } else if (f.phase_index >= 0 && static_cast<size_t>(f.phase_index) < analysis->phases.size()) {
       f.prediction_step_ns = analysis->phases[static_cast<size_t>(f.phase_index)].step_ns;
     }
   }
@@ -36,7 +42,8 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis) {
     });
     analysis->all_fixed.push_back(AllFixedPrediction{phase.phase_index, p.basis == whatif::Basis::kMeasured,
                                                      p.recorded_step_ns, p.replayed_step_ns, p.step_without_low_ns,
-                                                     p.step_without_high_ns, p.fits(), floor});
+                                                     p.step_without_high_ns, p.fits(), floor, p.saving_low_ns,
+                                                     p.saving_high_ns});
   }
 }
 

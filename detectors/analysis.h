@@ -36,6 +36,10 @@ struct AllFixedPrediction {
   // One of the phase's fixes saves at least what the replay says
   // (whatif::saving_is_a_floor): so does fixing them all.
   bool floor = false;
+  // What fixing them all saves a step, as a finding's saving is taken: the
+  // replay as recorded minus the replay without them. Not the recorded step
+  // minus step_ns_without_*, which would add the replay's error to it.
+  double saving_ns_low = 0, saving_ns_high = 0;
 };
 
 struct Analysis {

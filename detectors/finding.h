@@ -84,7 +84,9 @@ struct Finding {
   double saving_ns_per_step_low = 0, saving_ns_per_step_high = 0;
   double step_ns_without_low = 0, step_ns_without_high = 0;
   double replayed_step_ns = 0;  // its phase's steps replayed as recorded (the model's error against the recording)
-  double prediction_step_ns = 0;  // its phase's mean step (PhaseInfo::step_ns): what the saving is a share of
+  // What the saving is a share of: the replay's recorded step (whatif::recorded_step_ns: with a full GPU
+  // timeline, steps end when their GPU work is done), else its phase's mean step (PhaseInfo::step_ns).
+  double prediction_step_ns = 0;
 
   // Steady findings: per step of its phase it occurred in, ascending (empty otherwise).
   std::vector<FindingStepCount> step_counts;

@@ -41,8 +41,8 @@ void WindowedPredictions::add_window(const Analysis& a, const std::vector<int>& 
     one.any = true;
     one.measured = f.measured;
     one.floor = f.floor;
-    one.low = (f.recorded_step_ns - f.step_ns_without_high) * w;
-    one.high = (f.recorded_step_ns - f.step_ns_without_low) * w;
+    one.low = f.saving_ns_low * w;
+    one.high = f.saving_ns_high * w;
     one.replayed = f.replayed_step_ns * w;
     one.weight = w;
     s.fixed.add(one);
@@ -79,9 +79,10 @@ void WindowedPredictions::apply(const Sum& sum, int phase, const PhaseInfo& info
   f->saving_ns_per_step_low = sum.low / steps;
   f->saving_ns_per_step_high = sum.high / steps;
   f->prediction_step_ns = info.step_ns;
-  f->step_ns_without_low = info.step_ns - f->saving_ns_per_step_high;
-  f->step_ns_without_high = info.step_ns - f->saving_ns_per_step_low;
   f->replayed_step_ns = sum.replayed / sum.weight;
+  // As a whole read's: the replay without the fix (whatif::Prediction).
+  f->step_ns_without_low = f->replayed_step_ns - f->saving_ns_per_step_high;
+  f->step_ns_without_high = f->replayed_step_ns - f->saving_ns_per_step_low;
 }
 
 std::vector<AllFixedPrediction> WindowedPredictions::all_fixed(const std::vector<PhaseInfo>& phases,
@@ -109,8 +110,10 @@ std::vector<AllFixedPrediction> WindowedPredictions::all_fixed(const std::vector
     a.recorded_step_ns = info.step_ns;
     // The replay's error in the predicted windows, carried to the whole.
     a.replayed_step_ns = info.step_ns * (s.fixed.replayed / s.recorded);
-    a.step_ns_without_low = info.step_ns - s.fixed.high / s.steps;
-    a.step_ns_without_high = info.step_ns - s.fixed.low / s.steps;
+    a.saving_ns_low = s.fixed.low / s.steps;
+    a.saving_ns_high = s.fixed.high / s.steps;
+    a.step_ns_without_low = a.replayed_step_ns - a.saving_ns_high;
+    a.step_ns_without_high = a.replayed_step_ns - a.saving_ns_low;
     out.push_back(a);
   }
   return out;

@@ -190,6 +190,8 @@ nlohmann::json all_fixed_json(const Analysis& analysis, size_t index) {
             {"predicted_saving_is_floor", a.floor},
             {"recorded_step_us", a.recorded_step_ns / 1e3},
             {"replayed_step_us", a.replayed_step_ns / 1e3},
+            {"predicted_saving_us_per_step", (a.saving_ns_low + a.saving_ns_high) / 2e3},
+            {"predicted_saving_us_per_step_range", {a.saving_ns_low / 1e3, a.saving_ns_high / 1e3}},
             {"predicted_step_us_without", (a.step_ns_without_low + a.step_ns_without_high) / 2e3},
             {"predicted_step_us_without_range", {a.step_ns_without_low / 1e3, a.step_ns_without_high / 1e3}}};
   }

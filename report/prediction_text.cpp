@@ -59,7 +59,7 @@ std::string all_fixed_text(const AllFixedPrediction& p) {
            " recorded (" + percent + "), too far off to judge a fix (docs/what-if.md)";
   }
   return "fixing every steady finding saves " +
-         saving_span(step - p.step_ns_without_high, step - p.step_ns_without_low, step, p.measured, p.floor) +
+         saving_span(p.saving_ns_low, p.saving_ns_high, step, p.measured, p.floor) +
          ", " + basis_text(p.measured);
 }
 

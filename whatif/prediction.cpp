@@ -24,11 +24,12 @@ bool Prediction::fits() const { return replay_error() <= kMaxReplayError; }
 
 std::vector<uint64_t> recorded_step_ends(const Program& program) {
   std::vector<uint64_t> ends;
-  uint64_t t = 0;
+  uint64_t t = 0, gpu_done = 0;
   for (const Op& op : program.ops) {
     t += op.host_before_ns + op.call_ns + op.waited_ns + op.after_ns;
+    gpu_done = std::max(gpu_done, op.recorded_gpu_end_ns);
     if (ends.size() <= op.step) ends.resize(op.step + 1, ends.empty() ? 0 : ends.back());
-    ends[op.step] = t;
+    ends[op.step] = std::max(t, gpu_done);
   }
   return ends;
 }

@@ -18,7 +18,7 @@ const char* basis_name(Basis basis);  // "measured", "host-bound"
 
 struct Prediction {
   Basis basis = Basis::kMeasured;
-  double recorded_step_ns = 0;  // the mean step as recorded
+  double recorded_step_ns = 0;  // the mean step as recorded (recorded_step_ends)
   double replayed_step_ns = 0;  // the recorded program replayed (the model's error: against recorded_step_ns)
   // The mean step with the fixes, and the saving per step; the interval's two
   // ends for kHostBound (low <= high), equal for kMeasured.
@@ -38,8 +38,13 @@ struct Prediction {
 // (the generated long trace of the golden reports: 79%).
 inline constexpr double kMaxReplayError = 0.50;
 
-// The recorded host time at the end of each step (Op::step), from the first
-// op's start: host_before + call + waited, as recorded.
+// The end of each recorded step (Op::step), from the first op's start, as a
+// replayed step ends: the later of the host's time (host_before + call +
+// waited, as recorded) and, with a full GPU timeline, the GPU finishing the
+// work queued so far (Op::recorded_gpu_end_ns). The host's time alone is
+// short where the host runs ahead of a GPU-bound loop: overlap_copies.py's
+// steps averaged 7.42 ms on the host while its queue grew to 265 ms, and the
+// GPU ran them at 8.07 ms (docs/what-if.md).
 std::vector<uint64_t> recorded_step_ends(const Program& program);
 
 // What every fix of one recorded program is compared with, prepared once:

@@ -60,6 +60,11 @@ struct Op {
   // when a fix turns the call into host-only work or a queued copy, gone
   // when it removes the call.
   uint64_t after_ns = 0;
+  // As recorded by a full GPU timeline: when the GPU finished the work this
+  // op queued, from the program's start (0: not timed). Read only by
+  // recorded_step_ends(), so that a recorded step ends, as a replayed one
+  // does, when its GPU work is done too (prediction.h).
+  uint64_t recorded_gpu_end_ns = 0;
 };
 
 struct Program {

@@ -169,6 +169,15 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
     gpu_ns[a.event_index] += a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0;
   }
   const bool sampled = !trace.gpu_windows.empty();
+  // When the GPU finished each call's work, for the recorded step ends
+  // (Op::recorded_gpu_end_ns). Only from a full timeline: with a sampled one
+  // some steps would end with their GPU work and the rest without it.
+  std::unordered_map<int64_t, uint64_t> gpu_end;
+  if (!sampled) {
+    for (const GpuActivity& a : trace.gpu_activity) {
+      if (gpu_ns.count(a.event_index) != 0) gpu_end[a.event_index] = std::max(gpu_end[a.event_index], a.end_ns);
+    }
+  }
   std::unordered_map<WorkKey, uint64_t, WorkKeyHash> typical;
   if (sampled) typical = typical_gpu_ns(trace, gpu_ns);
 
@@ -195,6 +204,8 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
     op.host_before_ns = e.start_ns > previous_end ? e.start_ns - previous_end : 0;
     previous_end = std::max(previous_end, e.end_ns);
     auto found = gpu_ns.find(static_cast<int64_t>(i));
+    auto done = gpu_end.find(static_cast<int64_t>(i));
+    if (done != gpu_end.end() && done->second > begin) op.recorded_gpu_end_ns = done->second - begin;
     if (found != gpu_ns.end()) {
       op.gpu_ns = found->second;
     } else if (sampled) {

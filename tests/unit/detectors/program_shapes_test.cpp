@@ -787,7 +787,8 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
       f.replayed_step_ns = window->phases[0].step_ns;
     }
     const double step = window->phases[0].step_ns;
-    window->all_fixed.push_back(AllFixedPrediction{0, false, step, step, step - 3 * saving, step - 2 * saving});
+    window->all_fixed.push_back(
+        AllFixedPrediction{0, false, step, step, step - 3 * saving, step - 2 * saving, true, false, 2 * saving, 3 * saving});
     window->all_fixed.back().floor = main_steps.size() == 1;
   };
   size_t windows = 0;
@@ -811,12 +812,14 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
     EXPECT_EQ(f.predicted_fix, "drop-sync");
     EXPECT_NEAR(f.saving_ns_per_step_low, 10000 * share, 1);
     EXPECT_NEAR(f.saving_ns_per_step_high, 20000 * share, 1);
-    EXPECT_NEAR(f.step_ns_without_high, a.phases[0].step_ns - 10000 * share, 1);
+    EXPECT_NEAR(f.step_ns_without_high, f.replayed_step_ns - 10000 * share, 1);
     EXPECT_TRUE(f.prediction_floor);
   }
   EXPECT_GT(predicted, 0u);
   ASSERT_EQ(a.all_fixed.size(), 1u);
   EXPECT_EQ(a.all_fixed[0].phase_index, 0);
+  EXPECT_NEAR(a.all_fixed[0].saving_ns_low, 20000 * share, 1);
+  EXPECT_NEAR(a.all_fixed[0].saving_ns_high, 30000 * share, 1);
   EXPECT_NEAR(a.all_fixed[0].step_ns_without_low, a.phases[0].step_ns - 30000 * share, 1);
   EXPECT_NEAR(a.all_fixed[0].step_ns_without_high, a.phases[0].step_ns - 20000 * share, 1);
   EXPECT_TRUE(a.all_fixed[0].floor);

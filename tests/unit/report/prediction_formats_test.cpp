@@ -54,7 +54,8 @@ struct Job {
       }
     }
     const double step = a.phases.at(0).step_ns;
-    a.all_fixed.push_back({0, measured, step, step, step * (1 - high - 0.05), step * (1 - low - 0.05)});
+    a.all_fixed.push_back({0, measured, step, step, step * (1 - high - 0.05), step * (1 - low - 0.05), true, false,
+                           step * (low + 0.05), step * (high + 0.05)});
     ReportOptions options = two_rank_policy();
     options.policy.gate.budgets.clear();
     options.policy.gate.fail_on_saving = fail_on_saving;

@@ -132,3 +132,35 @@ TEST(GpuEstimate, AWaitWithNothingQueuedStretchesTheLastWork) {
 
 }  // namespace
 }  // namespace syncscope::whatif
+
+namespace syncscope::whatif {
+namespace {
+
+// A host running ahead of a GPU-bound loop: its steps are shorter than the
+// GPU's while its queue grows. With a full timeline's GPU end times the
+// recorded steps end as replayed ones do, when their GPU work is done.
+TEST(Prediction, RecordedStepsEndWhenTheirGpuWorkIsDone) {
+  Program p;
+  for (uint32_t step = 0; step < 4; ++step) {
+    Op launch;
+    launch.kind = OpKind::kEnqueue;
+    launch.host_before_ns = 90;
+    launch.call_ns = 10;
+    launch.gpu_ns = 150;
+    launch.step = step;
+    launch.recorded_gpu_end_ns = 150 * (step + 1) + 5;  // the GPU at its own pace, 5 ns behind the first launch
+    p.ops.push_back(launch);
+  }
+  EXPECT_EQ(recorded_step_ends(p), (std::vector<uint64_t>{155, 305, 455, 605}));
+  Replay r = replay(p);
+  const Prediction fitted = predict(p, {}, 1, 4, true);
+  EXPECT_NEAR(fitted.recorded_step_ns, 150, 1e-9);
+  EXPECT_NEAR(fitted.replayed_step_ns, r.mean_step_ns(1, 4), 1e-9);
+  EXPECT_LT(fitted.replay_error(), 0.01) << "the replay runs at the GPU's pace too";
+  // The host's time alone: 100 a step, a third short of the GPU's.
+  for (Op& op : p.ops) op.recorded_gpu_end_ns = 0;
+  EXPECT_NEAR(predict(p, {}, 1, 4, true).recorded_step_ns, 100, 1e-9);
+}
+
+}  // namespace
+}  // namespace syncscope::whatif
