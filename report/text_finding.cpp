@@ -80,8 +80,9 @@ void render_figures(const ProcessReport& process, const ReportedFinding& r, std:
   // copies how much ran alongside kernels.
   const std::string gpu = gpu_cost_text(f);
   if (!gpu.empty()) out << kIndent << gpu << "\n";
-  // What its fix would give back, by replaying the steps without it.
-  const std::string saving = predicted_saving_text(f, phase != nullptr ? phase->step_ns : 0);
+  // What its fix would give back, by replaying the steps without it: a
+  // share of the step the prediction was made against, as in every format.
+  const std::string saving = predicted_saving_text(f, f.prediction_step_ns);
   if (!saving.empty()) out << kIndent << saving << "\n";
 }
 
