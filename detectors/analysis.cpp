@@ -5,6 +5,7 @@
 #include "detectors/compilation.h"
 #include "detectors/detectors.h"
 #include "detectors/finding_rank.h"
+#include "detectors/gpu_pace.h"
 #include "segmentation/segmentation.h"
 #include "segmentation/waiters.h"
 
@@ -65,6 +66,7 @@ Analysis analyze(const ProcessTrace& trace, const StepOptions& options) {
   a.steps = segmentation.main;
   a.phases = segmentation.phases;
   for (PhaseInfo& phase : a.phases) phase.name = phase_name(phase, trace.strings);
+  set_gpu_paced_steps(trace, &a.phases);
   using Detector = std::vector<Finding> (*)(const std::vector<Event>&, const Segmentation&);
   for (Detector detector : {Detector{detect_hidden_syncs}, Detector{detect_pageable_copies},
                             Detector{detect_allocator_churn}, Detector{detect_default_stream}}) {

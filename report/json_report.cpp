@@ -208,6 +208,7 @@ nlohmann::json phases_json(const ProcessReport& p) {
                    {"steps", phase.steps},
                    {"calls_per_step", phase.calls_per_step},
                    {"step_time_us", phase.step_ns / 1e3},
+                   {"gpu_paced_step_time_us", number_or_null(phase.gpu_paced_step_ns > 0, phase.gpu_paced_step_ns / 1e3)},
                    {"interrupted_steps", phase.interrupted_steps},
                    {"gpu", gpu_json(p.analysis, i)},
                    {"all_fixed", all_fixed_json(p.analysis, i)},

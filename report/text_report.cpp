@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "detectors/gpu_pace.h"
 #include "policy/category_list.h"
 #include "policy/saving_gate.h"
 #include "report/dropped_events_text.h"
@@ -196,6 +197,12 @@ std::string phase_line(const ProcessReport& p, size_t index) {
   if (phase.median_step_ns > 0 &&
       (phase.step_ns > 1.5 * phase.median_step_ns || phase.median_step_ns > 1.5 * phase.step_ns)) {
     line += " (median " + format_duration(static_cast<uint64_t>(phase.median_step_ns)) + ")";
+  }
+  // The host ran ahead of a GPU-bound loop: its steps are the GPU's
+  // (detectors/gpu_pace.h), which shares of step time are not of.
+  if (phase.gpu_paced_step_ns > kGpuPaceWorthSaying * phase.step_ns) {
+    line += ", " + format_duration(static_cast<uint64_t>(phase.gpu_paced_step_ns)) +
+            " as the GPU finished them (the host ran ahead)";
   }
   if (phase.interrupted_steps > 0) line += ", " + std::to_string(phase.interrupted_steps) + " interrupted";
   return line;

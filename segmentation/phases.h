@@ -44,6 +44,10 @@ struct PhaseInfo {
   uint32_t marker_stack_id = 0;    // the optimizer.step() call site (kOptimizerStep), else 0
   uint32_t nvtx_name_id = 0;       // kNvtxRange: the kString id of the range's name (the phase takes the name)
   double median_step_ns = 0;       // the median of the steps' times (0: not known)
+  // With a full GPU timeline, the mean step as the GPU finished the steps:
+  // longer than step_ns where the host ran ahead of a GPU-bound loop
+  // (detectors/gpu_pace.h). 0: not known.
+  double gpu_paced_step_ns = 0;
 };
 
 // A phase's name: an NVTX phase's range name from the trace's strings, else
