@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "detectors/gpu_pace.h"
+#include "report/units.h"
 #include "trace/environment.h"
 #include "trace/process_info_keys.h"
 
@@ -51,6 +53,12 @@ std::string gpu_no_timed_step_text(const ProcessTrace& trace, const std::string&
   return "no " + phase_name + " step fell inside a sampling window" + (words.empty() ? "" : " (" + words + ")") +
          ": its steps are longer than a window, or the run too short; --gpu-timeline=full measures every step, "
          "--gpu-timeline=WINDOW/PERIOD sets the windows";
+}
+
+std::string gpu_pace_text(const PhaseInfo& phase) {
+  if (phase.gpu_paced_step_ns <= kGpuPaceWorthSaying * phase.step_ns) return "";
+  return format_duration(static_cast<uint64_t>(phase.gpu_paced_step_ns)) +
+         " as the GPU finished them (the host ran ahead)";
 }
 
 }  // namespace syncscope

@@ -26,4 +26,9 @@ std::string gpu_timeline_absence(const ProcessTrace& trace, bool has_gpu_figures
 // For a phase whose steps all fell outside the windows: why and what to do.
 std::string gpu_no_timed_step_text(const ProcessTrace& trace, const std::string& phase_name);
 
+// "8.06 ms as the GPU finished them (the host ran ahead)", to follow a
+// phase's step time, where its steps at the GPU's pace are kGpuPaceWorthSaying
+// longer (detectors/gpu_pace.h); else "".
+std::string gpu_pace_text(const PhaseInfo& phase);
+
 }  // namespace syncscope

@@ -97,6 +97,8 @@ std::string header(const ProcessReport& p) {
     std::string line = std::to_string(phase.steps) + (phase.steps == 1 ? " step of " : " steps of ") +
                        format_duration(static_cast<uint64_t>(phase.step_ns)) + " (found by " +
                        step_source_name(phase.source) + ")";
+    const std::string pace = gpu_pace_text(phase);
+    if (!pace.empty()) line += ", " + pace;
     if (phase.interrupted_steps > 0) line += ", " + std::to_string(phase.interrupted_steps) + " interrupted";
     out += fact("steps (" + phase.name + ")", html_escape(line));
   }

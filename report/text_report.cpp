@@ -5,7 +5,6 @@
 #include <map>
 #include <string>
 
-#include "detectors/gpu_pace.h"
 #include "policy/category_list.h"
 #include "policy/saving_gate.h"
 #include "report/dropped_events_text.h"
@@ -200,10 +199,8 @@ std::string phase_line(const ProcessReport& p, size_t index) {
   }
   // The host ran ahead of a GPU-bound loop: its steps are the GPU's
   // (detectors/gpu_pace.h), which shares of step time are not of.
-  if (phase.gpu_paced_step_ns > kGpuPaceWorthSaying * phase.step_ns) {
-    line += ", " + format_duration(static_cast<uint64_t>(phase.gpu_paced_step_ns)) +
-            " as the GPU finished them (the host ran ahead)";
-  }
+  const std::string pace = gpu_pace_text(phase);
+  if (!pace.empty()) line += ", " + pace;
   if (phase.interrupted_steps > 0) line += ", " + std::to_string(phase.interrupted_steps) + " interrupted";
   return line;
 }

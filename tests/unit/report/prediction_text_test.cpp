@@ -1,7 +1,10 @@
-// The text report's predicted-saving lines (report/prediction_text.h).
+// The text report's predicted-saving lines (report/prediction_text.h), and
+// the GPU-pace words beside a phase's step (report/gpu_timeline_text.h).
 #include "report/prediction_text.h"
 
 #include <gtest/gtest.h>
+
+#include "report/gpu_timeline_text.h"
 
 namespace syncscope {
 namespace {
@@ -103,6 +106,25 @@ TEST(PredictionText, AReplayThatDoesNotFitSaysSoInsteadOfASaving) {
   EXPECT_EQ(all_fixed_text(all),
             "no prediction of what fixing saves: the model replays the recorded steps at 2.30 ms a step against "
             "1.28 ms recorded (+79%), too far off to judge a fix (docs/what-if.md)");
+}
+
+}  // namespace
+}  // namespace syncscope
+
+namespace syncscope {
+namespace {
+
+// The steps at the GPU's pace (detectors/gpu_pace.h), as both reports word
+// them after a phase's step time: said from kGpuPaceWorthSaying on.
+TEST(GpuPaceText, SaidWhereTheHostRanAheadOnly) {
+  PhaseInfo phase;
+  phase.step_ns = 3590000;
+  phase.gpu_paced_step_ns = 8060000;
+  EXPECT_EQ(gpu_pace_text(phase), "8.06 ms as the GPU finished them (the host ran ahead)");
+  phase.gpu_paced_step_ns = 3700000;  // 3% longer: the phase's ends
+  EXPECT_EQ(gpu_pace_text(phase), "");
+  phase.gpu_paced_step_ns = 0;  // not known
+  EXPECT_EQ(gpu_pace_text(phase), "");
 }
 
 }  // namespace
