@@ -8,6 +8,7 @@
 
 #include "trace/api.h"
 #include "trace/event.h"
+#include "trace/gpu_record.h"
 
 namespace syncscope::whatif {
 namespace {
@@ -160,23 +161,15 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
 
   // GPU time per call from the timeline; with a sampled one, the calls
   // outside its windows take the median time of the same work inside them.
-  std::unordered_map<int64_t, uint64_t> gpu_ns;
-  for (const GpuActivity& a : trace.gpu_activity) {
-    const auto kind = static_cast<GpuKind>(a.kind);
-    if (a.event_index < 0 || (kind != GpuKind::kKernel && kind != GpuKind::kMemcpy && kind != GpuKind::kMemset)) {
-      continue;
-    }
-    gpu_ns[a.event_index] += a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0;
-  }
+  // With a full one, also when the GPU finished each call's work, for the
+  // recorded step ends (Op::recorded_gpu_end_ns): with a sampled one some
+  // steps would end with their GPU work and the rest without it.
   const bool sampled = !trace.gpu_windows.empty();
-  // When the GPU finished each call's work, for the recorded step ends
-  // (Op::recorded_gpu_end_ns). Only from a full timeline: with a sampled one
-  // some steps would end with their GPU work and the rest without it.
-  std::unordered_map<int64_t, uint64_t> gpu_end;
-  if (!sampled) {
-    for (const GpuActivity& a : trace.gpu_activity) {
-      if (gpu_ns.count(a.event_index) != 0) gpu_end[a.event_index] = std::max(gpu_end[a.event_index], a.end_ns);
-    }
+  std::unordered_map<int64_t, uint64_t> gpu_ns, gpu_end;
+  for (const GpuActivity& a : trace.gpu_activity) {
+    if (a.event_index < 0 || !gpu_kind_is_work(a.kind)) continue;
+    gpu_ns[a.event_index] += a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0;
+    if (!sampled) gpu_end[a.event_index] = std::max(gpu_end[a.event_index], a.end_ns);
   }
   std::unordered_map<WorkKey, uint64_t, WorkKeyHash> typical;
   if (sampled) typical = typical_gpu_ns(trace, gpu_ns);
