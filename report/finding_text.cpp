@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 #include "report/units.h"
 
 namespace syncscope {

@@ -8,7 +8,7 @@
 #include "report/html_escape.h"
 #include "report/html_prediction.h"
 #include "report/site_text.h"
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 #include "report/units.h"
 #include "trace/process_info_keys.h"
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 
 namespace syncscope {
 

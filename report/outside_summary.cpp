@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "report/frame_folding.h"
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 #include "report/text_layout.h"
 #include "report/units.h"
 #include "trace/process_info_keys.h"

@@ -17,7 +17,7 @@
 #include "policy/gate.h"
 #include "policy/saving_gate.h"
 #include "policy/suppressions.h"
-#include "report/code_ownership.h"
+#include "trace/code_ownership.h"
 #include "report/known_sites.h"
 #include "report/recording_problem.h"
 #include "report/site_frames.h"

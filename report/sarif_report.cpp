@@ -4,7 +4,7 @@
 #include "report/category_help.h"
 #include "report/finding_text.h"
 #include "report/prediction_text.h"
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 #include "trace/process_info_keys.h"
 
 namespace syncscope {

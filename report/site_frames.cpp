@@ -4,7 +4,7 @@
 
 #include "policy/input_file.h"
 #include "report/recorded_files.h"
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 #include "trace/process_info_keys.h"
 
 namespace syncscope {

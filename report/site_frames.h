@@ -1,5 +1,5 @@
 // The frames of a finding's call site, symbolised, with two lines picked
-// out of them (report/code_ownership.h says whose code a file is):
+// out of them (trace/code_ownership.h says whose code a file is):
 // - the "sync frame", the line that syncs: the innermost Python frame
 //   outside PyTorch and the standard library, which may lie inside a
 //   library the user trains with (transformers' Trainer, Lightning);
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "detectors/finding.h"
-#include "report/code_ownership.h"
+#include "trace/code_ownership.h"
 #include "report/symbolizer.h"
 #include "trace/reader.h"
 

@@ -1,7 +1,7 @@
 #include "report/site_text.h"
 
 #include "report/frame_folding.h"
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 
 namespace syncscope {
 

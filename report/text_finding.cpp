@@ -6,7 +6,7 @@
 #include "report/frame_folding.h"
 #include "report/prediction_text.h"
 #include "report/site_text.h"
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 #include "report/text_layout.h"
 #include "report/units.h"
 #include "trace/process_info_keys.h"

@@ -14,7 +14,7 @@
 #include "report/finding_text.h"
 #include "report/outside_summary.h"
 #include "report/site_text.h"
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 #include "report/text_finding.h"
 #include "report/text_layout.h"
 #include "report/units.h"

@@ -17,7 +17,7 @@
 
 #include "detectors/finding.h"
 #include "report/site_frames.h"
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 #include "report/symbolizer.h"
 #include "report/dump_gpu.h"
 #include "report/terminal_safe.h"

@@ -4,7 +4,8 @@ namespace syncscope::whatif {
 
 std::optional<Fix> fix_for(const Finding& finding) {
   switch (finding.cause) {
-    case Cause::kReadBack:      // read the value later, from an async copy
+    case Cause::kReadBack:  // read (print, log) it every N steps: its statement leaves the step
+      return Fix::kEveryNSteps;
     case Cause::kCopyThenSync:  // .to(device, non_blocking=True) from pinned memory
       return Fix::kReadLater;
     case Cause::kExplicit:

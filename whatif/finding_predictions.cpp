@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "whatif/finding_fixes.h"
+#include "whatif/statement_span.h"
 #include "whatif/trace_program.h"
 
 namespace syncscope::whatif {
@@ -21,6 +22,24 @@ std::map<int, Steps> steps_by_phase(const Analysis& analysis) {
 }
 
 SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid, f.stack_id}; }
+
+// The site of each op the fixes change: each site's own calls, and for
+// every-n-steps all of its statement's (which may hold other sites' calls:
+// print(loss) reads back five times, and printing less drops them all).
+std::vector<uint32_t> marks_for(const TraceProgram& program, const ProcessTrace& trace,
+                                const std::vector<std::pair<SiteSpec, Fix>>& fixes) {
+  std::vector<SiteSpec> sites;
+  for (const auto& [spec, fix] : fixes) sites.push_back(spec);
+  std::vector<uint32_t> marks = sites_of_ops(program, sites);
+  for (const auto& [spec, fix] : fixes) {
+    if (fix != Fix::kEveryNSteps) continue;
+    const std::vector<bool> span = statement_span_ops(program, trace, spec.tid, spec.stack_id);
+    for (size_t i = 0; i < span.size() && i < marks.size(); ++i) {
+      if (span[i]) marks[i] = spec.site;
+    }
+  }
+  return marks;
+}
 
 }  // namespace
 
@@ -46,19 +65,15 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     }
     const auto& [program, base] = phase->second;
     const uint32_t site = static_cast<uint32_t>(i + 1);
-    const std::vector<uint32_t> marks = sites_of_ops(program, {site_of(f, site)});
+    const std::vector<uint32_t> marks = marks_for(program, trace, {{site_of(f, site), *fix}});
     out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks)};
     fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
   }
   for (const auto& [phase, fixable] : fixable_by_phase) {
-    std::vector<SiteSpec> sites;
     std::vector<SiteFix> fixes;
-    for (const auto& [spec, fix] : fixable) {
-      sites.push_back(spec);
-      fixes.push_back({spec.site, fix});
-    }
+    for (const auto& [spec, fix] : fixable) fixes.push_back({spec.site, fix});
     const auto& [program, base] = built.at(phase);
-    const std::vector<uint32_t> marks = sites_of_ops(program, sites);
+    const std::vector<uint32_t> marks = marks_for(program, trace, fixable);
     out.phases.push_back(PhasePrediction{phase, predict(base, fixes, &marks)});
   }
   return out;

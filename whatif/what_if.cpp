@@ -10,6 +10,12 @@ namespace {
 // (real handles are user-space addresses, below 2^47).
 constexpr uint64_t kSideHandleBase = uint64_t{1} << 62;
 
+// Calls that change what a stream does: every-n-steps keeps them queued.
+bool keeps_its_gpu_work_queued(OpKind kind) {
+  return kind == OpKind::kEnqueue || kind == OpKind::kBlockingCopy || kind == OpKind::kEventRecord ||
+         kind == OpKind::kStreamWait;
+}
+
 bool is_host_wait(OpKind kind) {
   return kind == OpKind::kStreamSync || kind == OpKind::kDeviceSync || kind == OpKind::kEventSync;
 }
@@ -28,11 +34,13 @@ const char* fix_name(Fix fix) {
       return "side-stream";
     case Fix::kDropCall:
       return "drop-call";
+    case Fix::kEveryNSteps:
+      return "every-n-steps";
   }
   return "?";
 }
 
-bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall; }
+bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall || fix == Fix::kEveryNSteps; }
 
 Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
                     const std::vector<uint32_t>* site_of_op) {
@@ -43,17 +51,42 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
   out.ops.reserve(program.ops.size());
   uint64_t carried = 0;  // host work before a removed op, kept for the next one
   uint64_t side_events = 0;
+  uint32_t statement_open = 0;  // the site whose statement the previous op was removed with (every-n-steps)
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];
     if (site_of_op != nullptr) op.site = i < site_of_op->size() ? (*site_of_op)[i] : 0;
+    auto it = op.site != 0 ? fix_of.find(op.site) : fix_of.end();
+    if (it != fix_of.end() && it->second == Fix::kEveryNSteps) {
+      // The statement's own host work (between its calls) goes with them;
+      // what came before its first call stays.
+      const uint64_t before = statement_open != op.site ? op.host_before_ns + carried : 0;
+      statement_open = op.site;
+      if (!keeps_its_gpu_work_queued(op.kind)) {
+        carried = before;
+        continue;
+      }
+      // What it queued stays queued, at no host time: the statement's GPU
+      // work is small (print's formatting kernels, a 4-byte copy), and from
+      // host timing alone the estimate may give a read-back's copy all the
+      // GPU time its sync waited for (gpu_estimate.h).
+      op.host_before_ns = before;
+      carried = 0;
+      op.call_ns = op.waited_ns = op.after_ns = 0;
+      op.works_besides_waiting = false;
+      if (op.kind == OpKind::kBlockingCopy) op.kind = OpKind::kEnqueue;
+      out.ops.push_back(op);
+      continue;
+    }
+    statement_open = 0;
     op.host_before_ns += carried;
     carried = 0;
-    auto it = op.site != 0 ? fix_of.find(op.site) : fix_of.end();
     if (it == fix_of.end()) {
       out.ops.push_back(op);
       continue;
     }
     switch (it->second) {
+      case Fix::kEveryNSteps:
+        break;  // handled above
       case Fix::kReadLater:
       case Fix::kDropSync:
       case Fix::kPinnedAsync:

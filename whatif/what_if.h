@@ -31,16 +31,29 @@ enum class Fix : uint8_t {
   // the caching allocator would have served (allocator churn), a free's
   // device-wide sync and unmapping with it.
   kDropCall,
+  // The read-back's statement runs every N steps instead of each (the fix
+  // its hint names first: print or log every N steps, accumulate on the
+  // GPU): the host time of every call of one execution of the statement
+  // goes, with the host's work between them (statement_span.h), and so do
+  // its waits; what its calls queued stays queued. The host's work before
+  // its first call and after its last stays: no call marks it.
+  kEveryNSteps,
 };
 
-// "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call"
+// "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call", "every-n-steps"
 const char* fix_name(Fix fix);
 
-// Whether what the replay says `fix` saves is a floor: dropping an
-// allocator call (drop-call) also made the host work after it faster, which
-// the replay keeps as recorded. On an H200 the four allocator twins saved
-// 1.2 to 2.3 times the prediction, and with empty_cache() in the loop the
-// rest of the step's host work took 15-24% longer (docs/what-if.md).
+// Whether what the replay says `fix` saves is a floor, because the fix also
+// removes or speeds up host work the replay keeps as recorded:
+// - drop-call: dropping an allocator call also made the host work after it
+//   faster. On an H200 the four allocator twins saved 1.2 to 2.3 times the
+//   prediction, and with empty_cache() in the loop the rest of the step's
+//   host work took 15-24% longer (docs/what-if.md).
+// - every-n-steps: the statement's Python work before its first CUDA call
+//   and after its last (print(loss) formatting and writing its line) goes
+//   too, but no call marks where it starts and ends. print_tensor.py's
+//   prediction went from 2% to 27% of the step with the work between its
+//   calls; its fixed twin measured 48%.
 bool saving_is_a_floor(Fix fix);
 
 struct SiteFix {
@@ -51,6 +64,7 @@ struct SiteFix {
 // The program with each given site's ops changed by its fix. `site_of_op`
 // (one per op, trace_program.h's sites_of_ops): the sites to read instead
 // of the ops' own, for a program prepared once without them; null: Op::site.
+// For every-n-steps the site's ops are its statement's (statement_span.h).
 Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
                     const std::vector<uint32_t>* site_of_op = nullptr);
 

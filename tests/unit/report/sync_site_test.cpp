@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "detectors/finding_merge.h"
-#include "report/code_ownership.h"
+#include "trace/code_ownership.h"
 #include "report/known_sites.h"
 #include "report/site_frames.h"
 #include "report/site_text.h"

@@ -14,7 +14,7 @@ Finding with(Category category, Cause cause) {
 }
 
 TEST(FindingFixes, EachCauseHasTheFixItsHintNames) {
-  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kReadBack)), Fix::kReadLater);
+  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kReadBack)), Fix::kEveryNSteps);
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kCopyThenSync)), Fix::kReadLater);
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kExplicit)), Fix::kDropSync);
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kImplicitFree)), Fix::kDropCall);
@@ -23,8 +23,9 @@ TEST(FindingFixes, EachCauseHasTheFixItsHintNames) {
   EXPECT_EQ(fix_for(with(Category::kDefaultStream, Cause::kCopyOnComputeStream)), Fix::kSideStream);
 }
 
-TEST(FindingFixes, OnlyDroppingAnAllocatorCallSavesAtLeastItsPrediction) {
+TEST(FindingFixes, FixesThatRemoveUnseenHostWorkSaveAtLeastTheirPrediction) {
   EXPECT_TRUE(saving_is_a_floor(Fix::kDropCall));
+  EXPECT_TRUE(saving_is_a_floor(Fix::kEveryNSteps));
   for (Fix fix : {Fix::kReadLater, Fix::kDropSync, Fix::kPinnedAsync, Fix::kSideStream}) {
     EXPECT_FALSE(saving_is_a_floor(fix)) << fix_name(fix);
   }

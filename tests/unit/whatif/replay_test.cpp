@@ -126,6 +126,33 @@ TEST(WhatIf, ReadLaterDropsTheWaitAndKeepsTheCopyAndTheHostWork) {
   for (const Op& op : fixed.ops) EXPECT_NE(op.kind, OpKind::kStreamSync);
 }
 
+TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
+  // host 100 µs, launch, [statement: 7 µs, launch, 9 µs, copy, 2 µs, sync], 11 µs, launch.
+  Op before = enqueue(kLegacyStream, 10 * kUs);
+  before.host_before_ns = 100 * kUs;
+  Op inner = enqueue(kLegacyStream, 10 * kUs);
+  inner.host_before_ns = 7 * kUs;
+  Op copy = enqueue(kLegacyStream, 2 * kUs);
+  copy.kind = OpKind::kBlockingCopy;
+  copy.call_ns = 4 * kUs;
+  copy.host_before_ns = 9 * kUs;
+  Op sync;
+  sync.kind = OpKind::kStreamSync;
+  sync.host_before_ns = 2 * kUs;
+  Op after = enqueue(kLegacyStream, 10 * kUs);
+  after.host_before_ns = 11 * kUs;
+  Program p = program({before, inner, copy, sync, after});
+  const std::vector<uint32_t> marks = {0, 4, 4, 4, 0};
+  Program fixed = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
+  ASSERT_EQ(fixed.ops.size(), 4u) << "the sync goes";
+  EXPECT_EQ(fixed.ops[1].host_before_ns, 7 * kUs) << "the work before the statement's first call stays";
+  EXPECT_EQ(fixed.ops[2].host_before_ns, 0u) << "the work between its calls goes";
+  EXPECT_EQ(fixed.ops[2].kind, OpKind::kEnqueue) << "what it queued stays queued";
+  EXPECT_EQ(fixed.ops[2].call_ns, 0u);
+  EXPECT_EQ(fixed.ops[3].host_before_ns, 11 * kUs);
+  EXPECT_EQ(replay(fixed).host_end_ns[0], (100 + 7 + 11) * kUs) << "the host waits for nothing";
+}
+
 TEST(WhatIf, PinnedAsyncMakesABlockingCopyQueued) {
   Op copy = enqueue(kLegacyStream, 20 * kUs);
   copy.kind = OpKind::kBlockingCopy;

@@ -1,6 +1,6 @@
-#include "report/code_ownership.h"
+#include "trace/code_ownership.h"
 
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 
 namespace syncscope {
 namespace {

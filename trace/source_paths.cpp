@@ -1,4 +1,4 @@
-#include "report/source_paths.h"
+#include "trace/source_paths.h"
 
 #include <cstdio>
 #include <vector>
