@@ -26,7 +26,7 @@ struct ReportArgs {
 void add_display_options(CLI::App* app, TextReportOptions* display);
 void add_format_option(CLI::App* app, std::vector<std::string>* formats);
 void add_step_options(CLI::App* app, StepOptions* steps);
-// --user-code, --library-code: whose code a Python file is (report/code_ownership.h).
+// --user-code, --library-code: whose code a Python file is (trace/code_ownership.h).
 void add_code_options(CLI::App* app, CodeOwnershipOptions* code);
 
 // Every group above, then the policy's, in the order `--help` lists them.
