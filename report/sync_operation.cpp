@@ -61,6 +61,17 @@ bool python_synchronize(const SiteFrames& site) {
   return false;
 }
 
+// PyTorch's tensor formatter (print(t), str(t), repr(t), logging a tensor):
+// its read-backs (masked_select's nonzero, comparisons as bools, .item())
+// are one operation, the formatting, whatever each frame below says.
+bool python_formats_tensor(const SiteFrames& site) {
+  const std::vector<PythonSiteFrame>& frames = site.python.empty() ? site.waiter_python : site.python;
+  for (const PythonSiteFrame& f : frames) {
+    if (contains(f.file, "/torch/_tensor_str.py")) return true;
+  }
+  return false;
+}
+
 bool is_sync_api(const std::string& api) { return contains(api, "Synchronize"); }
 
 Operation copy_operation(const Finding& f) {
@@ -101,6 +112,8 @@ const char* operation_name(Operation op) {
       return "allocator";
     case Operation::kAutotune:
       return "cudnn-benchmark";
+    case Operation::kFormat:
+      return "format";
   }
   return "unknown";
 }
@@ -131,6 +144,8 @@ const char* operation_label(Operation op) {
       return "allocator";
     case Operation::kAutotune:
       return "cuDNN's algorithm search";
+    case Operation::kFormat:
+      return "printing a CUDA tensor";
   }
   return "";
 }
@@ -144,6 +159,7 @@ Operation classify_operation(const Finding& f, const SiteFrames& site) {
   if (e.list_index) return Operation::kListIndex;
   if (f.category == Category::kPageableCopy) return copy_operation(f);
   if (f.cause == Cause::kImplicitFree) return Operation::kFree;
+  if (python_formats_tensor(site)) return Operation::kFormat;  // its nonzero, bools and .item() alike
   if (e.is_nonzero) return Operation::kBool;
   if (e.nonzero) return Operation::kNonzero;
   if (e.scalar) return Operation::kItem;
@@ -206,6 +222,10 @@ std::string operation_hint(Operation op, bool in_backward) {
     case Operation::kSynchronize:
       return "an explicit synchronize (torch.cuda.synchronize(), stream or event synchronize) in the loop: "
              "remove it, or record a torch.cuda.Event and wait for it only where the result is needed";
+    case Operation::kFormat:
+      return "printing or formatting a CUDA tensor (print(t), str(t), logging it) runs a dozen kernels and reads "
+             "the tensor back several times, each a wait for the GPU: print it every N steps, or print a number "
+             "read with .item() every N steps";
     case Operation::kAutotune:
       return "torch.backends.cudnn.benchmark times cuDNN's algorithms for each new input shape, once: warm-up, "
              "unless shapes keep changing (pad or bucket variable sizes, or turn benchmark off)";

@@ -27,6 +27,7 @@ enum class Operation {
   kFree,                   // the device-wide sync inside cudaFree/cudaFreeHost
   kAllocator,              // the caching allocator's own calls (malloc, free, empty_cache)
   kAutotune,               // cuDNN's algorithm search (torch.backends.cudnn.benchmark): once per new shape
+  kFormat,                 // print(t), str(t) of a CUDA tensor: torch/_tensor_str.py reads it back several times
 };
 
 // "item", "bool", "nonzero", "copy-to-device-pinned", ... as in the JSON

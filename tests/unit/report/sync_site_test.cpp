@@ -165,6 +165,30 @@ TEST(SyncOperation, ReadFromPyTorchsNativeFrames) {
             Operation::kAllocator);
 }
 
+// print(loss) of a CUDA tensor: torch/_tensor_str.py reads it back through
+// masked_select (nonzero), comparisons (is_nonzero) and .item(); one
+// operation, the formatting, with one hint (print less often).
+TEST(SyncOperation, PrintingATensorIsOneOperation) {
+  const Finding read_back =
+      sync_finding(Cause::kReadBack, "cudaStreamSynchronize", "cudaMemcpyAsync(D2H)+cudaStreamSynchronize");
+  const std::vector<Frame> masked_select = {
+      frame("at::native::nonzero_cuda(at::Tensor const&)", "libtorch_cuda.so"),
+      frame("at::native::masked_select_cuda(at::Tensor const&, at::Tensor const&)", "libtorch_cuda.so")};
+  std::vector<Frame> as_bool = item_op_frames();
+  as_bool.push_back(frame("at::native::is_nonzero(at::Tensor const&)", "libtorch_cpu.so"));
+  for (const std::vector<Frame>& native : {masked_select, as_bool, item_op_frames()}) {
+    SiteFrames site = native_site(native);
+    site.python = {{"/venv/lib/python3.12/site-packages/torch/_tensor_str.py", 150, "__init__"},
+                   {"/venv/lib/python3.12/site-packages/torch/_tensor.py", 590, "__repr__"},
+                   {"train.py", 7, "<module>"}};
+    EXPECT_EQ(classify_operation(read_back, site), Operation::kFormat);
+    site.python.erase(site.python.begin());  // Tensor.__format__'s .item() alone: f"{loss:.4f}"
+    EXPECT_NE(classify_operation(read_back, site), Operation::kFormat);
+  }
+  EXPECT_NE(operation_hint(Operation::kFormat).find("every N steps"), std::string::npos);
+  EXPECT_STREQ(operation_name(Operation::kFormat), "format");
+}
+
 // torch.backends.cudnn.benchmark: cuDNN times a new shape's plans (and
 // empties the cache for their workspace) once; warm-up wherever it falls.
 TEST(SyncOperation, CudnnBenchmarkIsOneOff) {
@@ -215,7 +239,7 @@ TEST(SyncOperation, UnknownOperationsFallBackToTheCause) {
   // Every known operation has its own hint, and its own name.
   for (Operation op : {Operation::kItem, Operation::kBool, Operation::kNonzero, Operation::kCopyToDevicePinned,
                        Operation::kCopyToDevicePageable, Operation::kListIndex, Operation::kCopyToHost,
-                       Operation::kSynchronize}) {
+                       Operation::kSynchronize, Operation::kFormat}) {
     EXPECT_FALSE(operation_hint(op).empty()) << operation_name(op);
   }
   EXPECT_NE(operation_hint(Operation::kCopyToDevicePinned).find("non_blocking=True"), std::string::npos);
@@ -234,7 +258,7 @@ TEST(KnownSites, TheShippedTableIsWellFormed) {
     EXPECT_FALSE(site.checked.empty()) << site.id;
     for (const std::string& op : site.operations) {
       bool named = false;
-      for (int i = 0; i <= static_cast<int>(Operation::kAutotune); ++i) {
+      for (int i = 0; i <= static_cast<int>(Operation::kFormat); ++i) {
         named |= op == operation_name(static_cast<Operation>(i));
       }
       EXPECT_TRUE(named) << site.id << ": " << op;
