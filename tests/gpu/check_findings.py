@@ -16,7 +16,7 @@ and checks, per script:
 Marks: `# expect: CATEGORY [every=N] [per_step=X|any] [phase=eval] [via=backward] [op=OPERATION]`
 - op=OPERATION: every finding at the line has that `operation` (item, bool,
   nonzero, copy-to-device-pinned, copy-to-device-pageable, list-index, copy-to-host,
-  synchronize, free, allocator: docs/findings-schema.md, "Operations").
+  synchronize, free, allocator, format: docs/findings-schema.md, "Operations").
 - per_step=X: the finding's per_step must be within 10% of X. Without it, a
   mark with every=N expects 1/N, and any other mark in realistic/ expects 1.0;
   marks of the older examples without options are only looked for (their
