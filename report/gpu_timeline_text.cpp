@@ -45,6 +45,15 @@ std::string gpu_timeline_absence(const ProcessTrace& trace, bool has_gpu_figures
     return "timeline sampled (" + words + ") but no window opened before recording ended: the run was too "
            "short; --gpu-timeline=full measures every step";
   }
+  if (!words.empty()) {
+    // Windows opened, but none while the GPU worked: a short run whose
+    // steps came after the first window (it opens 2 s in, PyTorch's import
+    // and start-up often take longer) and ended before the next.
+    const size_t n = trace.gpu_windows.size();
+    return "timeline sampled (" + words + "), but its " + std::to_string(n) + (n == 1 ? " window" : " windows") +
+           " held no kernels, copies or memsets: the run's GPU work fell between them; --gpu-timeline=full "
+           "measures every step";
+  }
   return "timeline on, but it holds no kernels, copies or memsets";
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "report/gpu_timeline_text.h"
+#include "trace/process_info_keys.h"
 
 namespace syncscope {
 namespace {
@@ -125,6 +126,20 @@ TEST(GpuPaceText, SaidWhereTheHostRanAheadOnly) {
   EXPECT_EQ(gpu_pace_text(phase), "");
   phase.gpu_paced_step_ns = 0;  // not known
   EXPECT_EQ(gpu_pace_text(phase), "");
+}
+
+// Why a report has no GPU figures although the timeline was asked for.
+TEST(GpuTimelineAbsence, SaysWhetherSampledWindowsOpenedAndHeldNothing) {
+  ProcessTrace trace;
+  trace.process_info = {{info_key::kGpuTimeline, "on"}, {info_key::kGpuTimelineSampling, "1000/10000"}};
+  EXPECT_EQ(gpu_timeline_absence(trace, true), "");
+  EXPECT_NE(gpu_timeline_absence(trace, false).find("no window opened before recording ended"), std::string::npos);
+  trace.gpu_windows = {{2000000000, 3000000000}};
+  EXPECT_EQ(gpu_timeline_absence(trace, false),
+            "timeline sampled (1 s every 10 s), but its 1 window held no kernels, copies or memsets: the run's GPU "
+            "work fell between them; --gpu-timeline=full measures every step");
+  trace.process_info = {{info_key::kGpuTimeline, "on"}, {info_key::kGpuTimelineSampling, "full"}};
+  EXPECT_EQ(gpu_timeline_absence(trace, false), "timeline on, but it holds no kernels, copies or memsets");
 }
 
 }  // namespace
