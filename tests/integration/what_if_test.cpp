@@ -97,6 +97,77 @@ void check(const std::string& mode, bool timeline) {
   if (timeline) EXPECT_NEAR(pr.saving_low_ns, saving, 0.25 * saving);
 }
 
+// A print(tensor)-like statement (tests/integration/python/print_loop.py):
+// three read-backs with 300 µs of Python work and two memsets between
+// them. Printing once instead of every step saves the whole statement,
+// which every-n-steps predicts; its waits are a small part of it.
+const std::string kPrintLoop = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/print_loop.py";
+const std::string kStandIns = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
+constexpr int kPrintSteps = 150;
+constexpr uint32_t kPrintLine = 46;
+
+std::map<std::string, std::string> python_env() {
+  std::map<std::string, std::string> env = fake_runtime_env();
+  env["PYTHONPATH"] = kStandIns;
+  return env;
+}
+
+double plain_print_step_us(const std::string& variant) {
+  RunResult r = run({"/usr/bin/env", "python3", kPrintLoop, std::to_string(kPrintSteps), variant}, python_env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.out.find("step_us=");
+  return at == std::string::npos ? 0 : std::stod(r.out.substr(at + 8));
+}
+
+// The user's line of a finding's Python stack (0: none).
+uint32_t print_loop_line(const ProcessTrace& t, uint32_t stack) {
+  auto it = t.python_stacks.find(stack);
+  if (it == t.python_stacks.end()) return 0;
+  for (const PythonFrame& frame : it->second) {
+    auto code = t.python_code.find(frame.code_id);
+    if (code != t.python_code.end() && code->second.file == kPrintLoop) return frame.line;
+  }
+  return 0;
+}
+
+TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) {
+  std::vector<double> broken, fixed;
+  for (int round = 0; round < 3; ++round) {
+    broken.push_back(plain_print_step_us("broken"));
+    fixed.push_back(plain_print_step_us("fixed"));
+  }
+  const double saving = (median(broken) - median(fixed)) * 1e3;
+  ASSERT_GT(saving, 0);
+  const std::string dir = fresh_dir("what-if-print");
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir, "--", "/usr/bin/env", "python3", kPrintLoop,
+                     std::to_string(kPrintSteps), "broken"},
+                    python_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir);
+  ASSERT_EQ(traces.size(), 1u);
+  const ProcessTrace& trace = traces[0];
+  const Analysis analysis = analyze(trace);
+  ASSERT_FALSE(analysis.phases.empty());
+  const whatif::Predictions predictions = whatif::predict_findings(trace, analysis);
+  int read_backs = 0;
+  for (size_t i = 0; i < analysis.findings.size(); ++i) {
+    const Finding& f = analysis.findings[i];
+    if (f.phase != Phase::kSteady || f.cause != Cause::kReadBack) continue;
+    EXPECT_EQ(print_loop_line(trace, f.stack_id), kPrintLine) << "each read-back is the print line's";
+    ASSERT_TRUE(predictions.findings[i].has_value());
+    const whatif::FindingPrediction& p = *predictions.findings[i];
+    EXPECT_EQ(p.fix, whatif::Fix::kEveryNSteps);
+    const double waits = static_cast<double>(f.host_blocked_ns) / static_cast<double>(analysis.phases[0].steps);
+    std::printf("print: measured %.0f -> %.0f us (saving %.0f); predicted %.0f us (%s); its waits %.0f us a step\n",
+                median(broken), median(fixed), saving / 1e3, p.prediction.saving_low_ns / 1e3,
+                whatif::basis_name(p.prediction.basis), waits / 1e3);
+    EXPECT_NEAR(p.prediction.saving_low_ns, saving, 0.25 * saving) << "the statement, every read-back's site alike";
+    EXPECT_LT(waits, 0.5 * saving) << "the waits alone would say much less";
+    ++read_backs;
+  }
+  EXPECT_EQ(read_backs, 3) << "the formatter's three read-backs, each its own site";
+}
+
 TEST(WhatIf, GpuBoundReadBackWithTheGpuTimeline) { check("gpu", true); }
 TEST(WhatIf, HostBoundReadBackWithTheGpuTimeline) { check("host", true); }
 TEST(WhatIf, GpuBoundReadBackFromHostTimingAlone) { check("gpu", false); }
