@@ -51,25 +51,30 @@ NativeEvidence read_native(const SiteFrames& site) {
   return e;
 }
 
+// Whether one of the site's Python frames (the waiter's, when its own
+// thread has none) satisfies `is`.
+template <typename Predicate>
+bool any_python_frame(const SiteFrames& site, Predicate is) {
+  const std::vector<PythonSiteFrame>& frames = site.python.empty() ? site.waiter_python : site.python;
+  for (const PythonSiteFrame& f : frames) {
+    if (is(f)) return true;
+  }
+  return false;
+}
+
 // PyTorch's own Python that names the operation (torch.cuda.synchronize(),
 // Stream.synchronize(), Event.synchronize()).
 bool python_synchronize(const SiteFrames& site) {
-  const std::vector<PythonSiteFrame>& frames = site.python.empty() ? site.waiter_python : site.python;
-  for (const PythonSiteFrame& f : frames) {
-    if ((f.function == "synchronize" || f.function == "wait") && contains(f.file, "/torch/cuda/")) return true;
-  }
-  return false;
+  return any_python_frame(site, [](const PythonSiteFrame& f) {
+    return (f.function == "synchronize" || f.function == "wait") && contains(f.file, "/torch/cuda/");
+  });
 }
 
 // PyTorch's tensor formatter (print(t), str(t), repr(t), logging a tensor):
 // its read-backs (masked_select's nonzero, comparisons as bools, .item())
 // are one operation, the formatting, whatever each frame below says.
 bool python_formats_tensor(const SiteFrames& site) {
-  const std::vector<PythonSiteFrame>& frames = site.python.empty() ? site.waiter_python : site.python;
-  for (const PythonSiteFrame& f : frames) {
-    if (contains(f.file, "/torch/_tensor_str.py")) return true;
-  }
-  return false;
+  return any_python_frame(site, [](const PythonSiteFrame& f) { return contains(f.file, "/torch/_tensor_str.py"); });
 }
 
 bool is_sync_api(const std::string& api) { return contains(api, "Synchronize"); }

@@ -25,7 +25,8 @@ SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid,
 
 // The site of each op the fixes change: each site's own calls, and for
 // every-n-steps all of its statement's (which may hold other sites' calls:
-// print(loss) reads back five times, and printing less drops them all).
+// print(loss) read back eight times a step on an H200, and printing less
+// drops them all).
 std::vector<uint32_t> marks_for(const TraceProgram& program, const ProcessTrace& trace,
                                 const std::vector<std::pair<SiteSpec, Fix>>& fixes) {
   std::vector<SiteSpec> sites;

@@ -305,7 +305,7 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_
     if row["paired"]:
         within_spread |= row["paired"]["ci_us"][0] <= predicted_saving <= row["paired"]["ci_us"][1]
     # A floor ("saves at least", docs/what-if.md) holds when the measured saving is not below it.
-    floor_holds = row["measured"].get("floor", False) and ok is False and predicted_saving <= row["measured_saving_us"]
+    floor_holds = row["measured"].get("floor", False) and predicted_saving <= row["measured_saving_us"]
     row["verdict"] = verdict(ok, replay_ok, within_spread, floor_holds)
     return row
 

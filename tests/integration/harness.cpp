@@ -142,4 +142,14 @@ ProcessTrace record_one(const std::string& name, const std::vector<std::string>&
   return std::move(traces[0]);
 }
 
+uint32_t python_line(const ProcessTrace& trace, uint32_t stack, const std::string& script) {
+  auto it = trace.python_stacks.find(stack);
+  if (it == trace.python_stacks.end()) return 0;
+  for (const PythonFrame& frame : it->second) {
+    auto code = trace.python_code.find(frame.code_id);
+    if (code != trace.python_code.end() && code->second.file == script) return frame.line;
+  }
+  return 0;
+}
+
 }  // namespace syncscope::testing

@@ -51,6 +51,10 @@ std::vector<ProcessTrace> load_traces(const std::string& dir);
 // and returns its single, complete trace (test failures otherwise).
 ProcessTrace record_one(const std::string& name, const std::vector<std::string>& args);
 
+// The line of `script` (a file as Python recorded it) in a stack's Python
+// frames, innermost first (0: none, or no Python frames).
+uint32_t python_line(const ProcessTrace& trace, uint32_t stack, const std::string& script);
+
 // Count of events of one API in a trace.
 size_t count_api(const ProcessTrace& trace, ApiId api);
 std::vector<Event> events_of(const ProcessTrace& trace, ApiId api);

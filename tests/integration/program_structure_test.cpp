@@ -15,17 +15,6 @@ namespace {
 const std::string kScript = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/accumulation_loop.py";
 const std::string kStandIns = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
 
-// The line of the innermost frame in the test script (0: none).
-uint32_t python_line(const ProcessTrace& t, uint32_t stack, const std::string& script = kScript) {
-  auto it = t.python_stacks.find(stack);
-  if (it == t.python_stacks.end()) return 0;
-  for (const PythonFrame& frame : it->second) {
-    auto code = t.python_code.find(frame.code_id);
-    if (code != t.python_code.end() && code->second.file == script) return frame.line;
-  }
-  return 0;
-}
-
 ProcessTrace record(const std::string& name, std::map<std::string, std::string> env, bool worker, bool many = false) {
   std::string dir = fresh_dir(name);
   env.merge(fake_runtime_env());
@@ -45,7 +34,7 @@ ProcessTrace record(const std::string& name, std::map<std::string, std::string> 
 
 const Finding* steady_at(const Analysis& a, const ProcessTrace& t, uint32_t line) {
   for (const Finding& f : a.findings) {
-    if (f.phase == Phase::kSteady && python_line(t, f.stack_id) == line) return &f;
+    if (f.phase == Phase::kSteady && python_line(t, f.stack_id, kScript) == line) return &f;
   }
   return nullptr;
 }
@@ -56,7 +45,7 @@ TEST(ProgramStructure, OptimizerStepsAreTheSteps) {
   for (const Event& e : t.events) {
     if (e.api != static_cast<uint16_t>(ApiId::syncscope_optimizer_step)) continue;
     ++markers;
-    EXPECT_EQ(python_line(t, e.stack_id), 44u) << "the optimizer.step() line";
+    EXPECT_EQ(python_line(t, e.stack_id, kScript), 44u) << "the optimizer.step() line";
     auto native = t.stacks.find(e.stack_id);
     EXPECT_TRUE(native == t.stacks.end() || native->second.empty())
         << "a marker's native stack is always ctypes' way in: not unwound";
@@ -85,7 +74,7 @@ TEST(ProgramStructure, FramelessThreadSyncNamesTheWaitingLine) {
   for (const Event& e : t.events) {
     if (e.api == static_cast<uint16_t>(ApiId::syncscope_gil_wait)) {
       ++waits;
-      EXPECT_EQ(python_line(t, e.stack_id), 43u);
+      EXPECT_EQ(python_line(t, e.stack_id, kScript), 43u);
     }
   }
   EXPECT_GE(waits, 25u) << "one wait per step, but for the ones before the GIL hooks were in place";
@@ -95,9 +84,9 @@ TEST(ProgramStructure, FramelessThreadSyncNamesTheWaitingLine) {
     if (f.phase == Phase::kSteady && f.waiter_stack_id != 0) worker_sync = &f;
   }
   ASSERT_NE(worker_sync, nullptr) << "the worker thread's sync is attributed to a waiting line";
-  EXPECT_EQ(python_line(t, worker_sync->waiter_stack_id), 43u);
+  EXPECT_EQ(python_line(t, worker_sync->waiter_stack_id, kScript), 43u);
   EXPECT_NE(worker_sync->tid, worker_sync->waiter_tid);
-  EXPECT_EQ(python_line(t, worker_sync->stack_id), 0u) << "its own stack has no Python frames";
+  EXPECT_EQ(python_line(t, worker_sync->stack_id, kScript), 0u) << "its own stack has no Python frames";
   EXPECT_NEAR(worker_sync->per_step, 2.0, 0.1);
 }
 
@@ -111,7 +100,7 @@ TEST(ProgramStructure, EveryCallOfALongGilReleaseGetsItsLine) {
   for (const Event& e : t.events) {
     if (e.api != static_cast<uint16_t>(ApiId::cudaStreamSynchronize) || e.tid != t.events.front().tid) continue;
     ++main_thread_syncs;
-    at_line += python_line(t, e.stack_id) == 46;
+    at_line += python_line(t, e.stack_id, kScript) == 46;
   }
   EXPECT_EQ(at_line, 40u * 30u);
   EXPECT_EQ(main_thread_syncs, at_line + 30u) << "and the read-back's sync, once per step";

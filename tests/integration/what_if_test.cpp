@@ -119,17 +119,6 @@ double plain_print_step_us(const std::string& variant) {
   return at == std::string::npos ? 0 : std::stod(r.out.substr(at + 8));
 }
 
-// The user's line of a finding's Python stack (0: none).
-uint32_t print_loop_line(const ProcessTrace& t, uint32_t stack) {
-  auto it = t.python_stacks.find(stack);
-  if (it == t.python_stacks.end()) return 0;
-  for (const PythonFrame& frame : it->second) {
-    auto code = t.python_code.find(frame.code_id);
-    if (code != t.python_code.end() && code->second.file == kPrintLoop) return frame.line;
-  }
-  return 0;
-}
-
 TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) {
   std::vector<double> broken, fixed;
   for (int round = 0; round < 3; ++round) {
@@ -153,7 +142,7 @@ TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) {
   for (size_t i = 0; i < analysis.findings.size(); ++i) {
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.cause != Cause::kReadBack) continue;
-    EXPECT_EQ(print_loop_line(trace, f.stack_id), kPrintLine) << "each read-back is the print line's";
+    EXPECT_EQ(python_line(trace, f.stack_id, kPrintLoop), kPrintLine) << "each read-back is the print line's";
     ASSERT_TRUE(predictions.findings[i].has_value());
     const whatif::FindingPrediction& p = *predictions.findings[i];
     EXPECT_EQ(p.fix, whatif::Fix::kEveryNSteps);
