@@ -58,8 +58,9 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
     auto it = op.site != 0 ? fix_of.find(op.site) : fix_of.end();
     if (it != fix_of.end() && it->second == Fix::kEveryNSteps) {
       // The statement's own host work (between its calls) goes with them;
-      // what came before its first call stays.
-      const uint64_t before = statement_open != op.site ? op.host_before_ns + carried : 0;
+      // what came before its first call stays, carried to the next op kept
+      // when that first call goes (a sync).
+      const uint64_t before = (statement_open != op.site ? op.host_before_ns : 0) + carried;
       statement_open = op.site;
       if (!keeps_its_gpu_work_queued(op.kind)) {
         carried = before;

@@ -153,6 +153,28 @@ TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
   EXPECT_EQ(replay(fixed).host_end_ns[0], (100 + 7 + 11) * kUs) << "the host waits for nothing";
 }
 
+TEST(WhatIf, EveryNStepsKeepsTheWorkBeforeAStatementThatBeginsWithASync) {
+  // host 100 µs, launch, [statement: 7 µs, sync, 9 µs, launch, 2 µs, sync], 11 µs, launch.
+  Op before = enqueue(kLegacyStream, 10 * kUs);
+  before.host_before_ns = 100 * kUs;
+  Op first;
+  first.kind = OpKind::kStreamSync;
+  first.host_before_ns = 7 * kUs;
+  Op inner = enqueue(kLegacyStream, 10 * kUs);
+  inner.host_before_ns = 9 * kUs;
+  Op last;
+  last.kind = OpKind::kStreamSync;
+  last.host_before_ns = 2 * kUs;
+  Op after = enqueue(kLegacyStream, 10 * kUs);
+  after.host_before_ns = 11 * kUs;
+  Program p = program({before, first, inner, last, after});
+  const std::vector<uint32_t> marks = {0, 4, 4, 4, 0};
+  Program fixed = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
+  ASSERT_EQ(fixed.ops.size(), 3u) << "both syncs go, the launch stays queued";
+  EXPECT_EQ(fixed.ops[1].host_before_ns, 7 * kUs) << "the work before the statement's first call, carried past it";
+  EXPECT_EQ(fixed.ops[2].host_before_ns, 11 * kUs);
+}
+
 TEST(WhatIf, PinnedAsyncMakesABlockingCopyQueued) {
   Op copy = enqueue(kLegacyStream, 20 * kUs);
   copy.kind = OpKind::kBlockingCopy;
