@@ -1,5 +1,6 @@
 #include "whatif/finding_predictions.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -26,17 +27,20 @@ SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid,
 // The site of each op the fixes change: each site's own calls, and for
 // every-n-steps all of its statement's (which may hold other sites' calls:
 // print(loss) read back eight times a step on an H200, and printing less
-// drops them all).
-std::vector<uint32_t> marks_for(const TraceProgram& program, const ProcessTrace& trace,
-                                const std::vector<std::pair<SiteSpec, Fix>>& fixes) {
+// drops them all), with the statement's own host work.
+OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace,
+                  const std::vector<std::pair<SiteSpec, Fix>>& fixes) {
   std::vector<SiteSpec> sites;
   for (const auto& [spec, fix] : fixes) sites.push_back(spec);
-  std::vector<uint32_t> marks = sites_of_ops(program, sites);
+  OpMarks marks{sites_of_ops(program, sites), std::vector<uint64_t>(program.program.ops.size(), 0)};
   for (const auto& [spec, fix] : fixes) {
     if (fix != Fix::kEveryNSteps) continue;
-    const std::vector<bool> span = statement_span_ops(program, trace, spec.tid, spec.stack_id);
-    for (size_t i = 0; i < span.size() && i < marks.size(); ++i) {
-      if (span[i]) marks[i] = spec.site;
+    const StatementSpan span = statement_span(program, trace, spec.tid, spec.stack_id);
+    for (size_t i = 0; i < span.ops.size() && i < marks.site.size(); ++i) {
+      if (span.ops[i]) marks.site[i] = spec.site;
+      // Statements of different findings may share the same work (all
+      // fixed): it goes once.
+      marks.statement_host_ns[i] = std::max(marks.statement_host_ns[i], span.host_work_ns[i]);
     }
   }
   return marks;
@@ -66,7 +70,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     }
     const auto& [program, base] = phase->second;
     const uint32_t site = static_cast<uint32_t>(i + 1);
-    const std::vector<uint32_t> marks = marks_for(program, trace, {{site_of(f, site), *fix}});
+    const OpMarks marks = marks_for(program, trace, {{site_of(f, site), *fix}});
     out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks)};
     fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
   }
@@ -74,7 +78,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     std::vector<SiteFix> fixes;
     for (const auto& [spec, fix] : fixable) fixes.push_back({spec.site, fix});
     const auto& [program, base] = built.at(phase);
-    const std::vector<uint32_t> marks = marks_for(program, trace, fixable);
+    const OpMarks marks = marks_for(program, trace, fixable);
     out.phases.push_back(PhasePrediction{phase, predict(base, fixes, &marks)});
   }
   return out;

@@ -52,8 +52,7 @@ Baseline baseline(const Program& recorded, uint32_t first, uint32_t last, bool g
   return b;
 }
 
-Prediction predict(const Baseline& baseline, const std::vector<SiteFix>& fixes,
-                   const std::vector<uint32_t>* site_of_op) {
+Prediction predict(const Baseline& baseline, const std::vector<SiteFix>& fixes, const OpMarks* marks) {
   Prediction p;
   p.basis = baseline.basis;
   p.recorded_step_ns = baseline.recorded_step_ns;
@@ -61,7 +60,7 @@ Prediction predict(const Baseline& baseline, const std::vector<SiteFix>& fixes,
   for (size_t b = 0; b < baseline.bases.size(); ++b) {
     const double before = baseline.before_ns[b];
     const double after =
-        replay(apply_fixes(baseline.bases[b], fixes, site_of_op)).mean_step_ns(baseline.first, baseline.last);
+        replay(apply_fixes(baseline.bases[b], fixes, marks)).mean_step_ns(baseline.first, baseline.last);
     const double saving = before - after;
     if (!any) {
       p.replayed_step_ns = before;

@@ -61,11 +61,10 @@ struct Baseline {
 // `gpu_measured`: the ops' gpu_ns are measured, else they are estimated both ways.
 Baseline baseline(const Program& recorded, uint32_t first, uint32_t last, bool gpu_measured);
 
-// The baseline with `fixes` applied. `site_of_op` (one per op, as
-// trace_program.h's sites_of_ops makes them): the sites the fixes name, when
-// the recorded program was prepared without them; null: the program's own.
-Prediction predict(const Baseline& baseline, const std::vector<SiteFix>& fixes,
-                   const std::vector<uint32_t>* site_of_op = nullptr);
+// The baseline with `fixes` applied. `marks` (what_if.h): the sites the
+// fixes name, op by op, when the recorded program was prepared without
+// them; null: the program's own.
+Prediction predict(const Baseline& baseline, const std::vector<SiteFix>& fixes, const OpMarks* marks = nullptr);
 
 // baseline() and predict() in one, for a program that carries its sites.
 Prediction predict(const Program& recorded, const std::vector<SiteFix>& fixes, uint32_t first, uint32_t last,

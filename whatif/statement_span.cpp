@@ -1,8 +1,12 @@
 #include "whatif/statement_span.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
+#include "trace/api.h"
 #include "trace/code_ownership.h"
 #include "trace/process_info_keys.h"
 
@@ -63,27 +67,53 @@ class StatementMatcher {
   std::unordered_map<uint32_t, Where> cache_;
 };
 
-}  // namespace
+// The statement's executions as Python line events bound them, on the
+// trace clock: from each start of the line of the innermost statement frame
+// whose code object has line events on `tid` (the line watch sees the
+// functions that step the optimizer, so a print() inside a helper is timed
+// by the loop's line that calls the helper) to the next event of that code
+// object: another line, or the frame returning. Empty without line events.
+std::vector<std::pair<uint64_t, uint64_t>> line_executions(const ProcessTrace& trace, uint32_t tid,
+                                                           const std::vector<PythonFrame>& statement) {
+  const auto line_api = static_cast<uint16_t>(ApiId::syncscope_python_line);
+  std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint32_t>>> lines_of_code;  // code -> (when, line)
+  for (const Event& e : trace.events) {
+    if (e.api == line_api && e.tid == tid) {
+      lines_of_code[static_cast<uint32_t>(e.dst)].emplace_back(e.start_ns, static_cast<uint32_t>(e.bytes));
+    }
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const PythonFrame& frame : statement) {
+    auto found = lines_of_code.find(frame.code_id);
+    if (found == lines_of_code.end()) continue;
+    std::optional<uint64_t> open;
+    for (const auto& [when, line] : found->second) {
+      if (open) out.emplace_back(*open, when);
+      open.reset();
+      if (line == frame.line) open = when;
+    }
+    if (!out.empty()) return out;
+  }
+  return out;
+}
 
-std::vector<bool> statement_span_ops(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid,
-                                     uint32_t stack_id) {
-  const size_t n = built.call_site_of_op.size();
-  std::vector<bool> out(n, false);
-  std::vector<PythonFrame> statement = statement_frames(trace, stack_id);
-  if (statement.empty()) return out;
-  StatementMatcher matcher(trace, std::move(statement));
+// One execution: ops first..last of `built`, both included.
+struct Execution {
+  size_t first = 0, last = 0;
+};
 
+// The executions as the calls alone bound them (the header's rule).
+std::vector<Execution> call_executions(const TraceProgram& built, uint32_t tid, StatementMatcher& matcher) {
+  std::vector<Execution> out;
   std::optional<size_t> first, last;  // the open execution's first and last call of the statement
   size_t calls_without_stack = 0;
   auto close = [&] {
-    if (first) {
-      for (size_t i = *first; i <= *last; ++i) out[i] = true;
-    }
+    if (first) out.push_back({*first, *last});
     first.reset();
     last.reset();
     calls_without_stack = 0;
   };
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < built.call_site_of_op.size(); ++i) {
     const auto [op_tid, op_stack] = built.call_site_of_op[i];
     if (last && built.program.ops[i].step != built.program.ops[*last].step) close();
     if (op_tid != tid) {
@@ -105,6 +135,97 @@ std::vector<bool> statement_span_ops(const TraceProgram& built, const ProcessTra
     }
   }
   close();
+  return out;
+}
+
+// The calls of `built` in start order, on the trace clock.
+std::vector<uint64_t> op_starts(const TraceProgram& built, const ProcessTrace& trace) {
+  std::vector<uint64_t> out;
+  out.reserve(built.event_of_op.size());
+  for (size_t event : built.event_of_op) out.push_back(trace.events[event].start_ns);
+  return out;
+}
+
+// The ops whose call starts in [from, to).
+std::pair<size_t, size_t> ops_starting_in(const std::vector<uint64_t>& starts, uint64_t from, uint64_t to) {
+  const auto begin = std::lower_bound(starts.begin(), starts.end(), from);
+  const auto end = std::lower_bound(begin, starts.end(), to);
+  return {static_cast<size_t>(begin - starts.begin()), static_cast<size_t>(end - starts.begin())};
+}
+
+// Whether the line's execution, the ops [ops.first, ops.second), may stand
+// for the calls' execution `calls`: it holds no call of another statement,
+// stays in one step, and adds at most kMaxCallsInsideStatement calls of the
+// thread before the first call and after the last.
+bool line_bounds_calls(const TraceProgram& built, uint32_t tid, StatementMatcher& matcher, const Execution& calls,
+                       std::pair<size_t, size_t> ops) {
+  size_t before = 0, after = 0;
+  for (size_t i = ops.first; i < ops.second; ++i) {
+    const auto [op_tid, op_stack] = built.call_site_of_op[i];
+    if (op_tid != tid) continue;
+    if (built.program.ops[i].step != built.program.ops[calls.first].step) return false;
+    if (matcher.where(op_stack) == Where::kElsewhere) return false;
+    before += i < calls.first;
+    after += i > calls.last;
+  }
+  return before <= kMaxCallsInsideStatement && after <= kMaxCallsInsideStatement;
+}
+
+// The part of the host work before each op (which ends where the op's call
+// starts) that lies inside [from, to), added to `work`: the ops starting
+// inside, and the first one after (the work after the statement's last call).
+void add_host_work_inside(const TraceProgram& built, const std::vector<uint64_t>& starts, uint64_t from, uint64_t to,
+                          std::vector<uint64_t>* work) {
+  auto [first, last] = ops_starting_in(starts, from, to);
+  if (last < starts.size()) ++last;
+  for (size_t i = first; i < last; ++i) {
+    const uint64_t end = starts[i];
+    const uint64_t begin = end - std::min(end, built.program.ops[i].host_before_ns);
+    if (end <= from || begin >= to) continue;
+    (*work)[i] += std::min(end, to) - std::max(begin, from);
+  }
+}
+
+}  // namespace
+
+StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid,
+                             uint32_t stack_id) {
+  const size_t n = built.call_site_of_op.size();
+  StatementSpan out{std::vector<bool>(n, false), std::vector<uint64_t>(n, 0), 0};
+  std::vector<PythonFrame> statement = statement_frames(trace, stack_id);
+  if (statement.empty()) return out;
+  const std::vector<std::pair<uint64_t, uint64_t>> lines = line_executions(trace, tid, statement);
+  StatementMatcher matcher(trace, std::move(statement));
+
+  const std::vector<uint64_t> starts = op_starts(built, trace);
+  std::vector<bool> line_used(lines.size(), false);
+  for (const Execution& calls : call_executions(built, tid, matcher)) {
+    const uint64_t first_start = starts[calls.first];
+    // The line execution holding the first call (the executions are in order).
+    auto line = std::upper_bound(lines.begin(), lines.end(), first_start,
+                                 [](uint64_t t, const auto& l) { return t < l.first; });
+    if (line == lines.begin() || first_start >= std::prev(line)->second) {
+      line = lines.end();
+    } else {
+      --line;
+    }
+    const size_t l = static_cast<size_t>(line - lines.begin());
+    if (line != lines.end() && line_used[l]) continue;  // an earlier part of the same execution took it all
+    const std::pair<size_t, size_t> inside = line != lines.end()
+                                                 ? ops_starting_in(starts, line->first, line->second)
+                                                 : std::pair<size_t, size_t>{0, 0};
+    if (line != lines.end() && line_bounds_calls(built, tid, matcher, calls, inside)) {
+      for (size_t i = inside.first; i < inside.second; ++i) out.ops[i] = built.call_site_of_op[i].first == tid;
+      add_host_work_inside(built, starts, line->first, line->second, &out.host_work_ns);
+      line_used[l] = true;
+      ++out.executions_from_lines;
+      continue;
+    }
+    for (size_t i = calls.first; i <= calls.last; ++i) {
+      out.ops[i] = true;
+      if (i > calls.first) out.host_work_ns[i] = built.program.ops[i].host_before_ns;
+    }
+  }
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The recorded calls of one execution of a finding's statement (issue 27,
 // docs/what-if.md, "The statement a read-back is in"): what the fix "read it
 // every N steps" takes out of a step. print(loss) formats a CUDA tensor with
-// a dozen kernels and five read-backs, and the Python work between them;
+// a dozen kernels and eight read-backs, and the Python work between them;
 // printing every N steps removes all of it, not only the waits.
 //
 // The statement is the finding's "line that syncs": the innermost Python
@@ -14,7 +14,8 @@
 // while the statement's thread waits), a call whose stack is another
 // statement's, or more than kMaxCallsInsideStatement calls without a stack
 // (a forward pass between two executions of the line, as gradient
-// accumulation runs it).
+// accumulation runs it). The Python work before the first call and after
+// the last is seen only with Python line events (Python 3.12+).
 #pragma once
 
 #include <cstdint>
@@ -30,11 +31,31 @@ namespace syncscope::whatif {
 // more.
 inline constexpr size_t kMaxCallsInsideStatement = 16;
 
-// Per op of `built`: true when it lies within an execution of the statement
-// of the call site (tid, stack_id): its first call to its last, both
-// included, on that thread. All false when the site has no Python frame
-// outside PyTorch and the standard library.
-std::vector<bool> statement_span_ops(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid,
-                                     uint32_t stack_id);
+// What removing the statement's executions takes out of the program.
+struct StatementSpan {
+  // Per op of `built`: a call of an execution of the statement.
+  std::vector<bool> ops;
+  // Per op: the host's own work before it (Op::host_before_ns) that lies
+  // inside an execution. From calls alone, the work between an execution's
+  // consecutive calls; with Python line events, also the work before its
+  // first call and after its last, back to where the line began and on to
+  // where the next one did.
+  std::vector<uint64_t> host_work_ns;
+  // Executions bounded by Python line events (python/sitecustomize.py's
+  // line watch), at least one.
+  size_t executions_from_lines = 0;
+};
+
+// The executions of the statement of the call site (tid, stack_id) on that
+// thread. Each is its first call to its last, both included; where the
+// recording has Python line events (syncscope_python_line) of a frame of
+// the statement, from the line's start to the next line's, provided that
+// this adds no more than kMaxCallsInsideStatement calls at either end and
+// stays inside one step: a line that also computes what it reads back
+// (`total += model(x).sum().item()`) would otherwise take the forward pass
+// with it. Empty spans when the site has no Python frame outside PyTorch
+// and the standard library.
+StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid,
+                             uint32_t stack_id);
 
 }  // namespace syncscope::whatif

@@ -42,26 +42,56 @@ const char* fix_name(Fix fix) {
 
 bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall || fix == Fix::kEveryNSteps; }
 
-Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
-                    const std::vector<uint32_t>* site_of_op) {
+namespace {
+
+// Per op, the host work before it that an every-n-steps statement takes
+// with it, from calls alone: the work between two consecutive ops of the
+// statement's site.
+std::vector<uint64_t> work_between_statement_calls(const Program& program,
+                                                   const std::unordered_map<uint32_t, Fix>& fix_of,
+                                                   const std::vector<uint32_t>& site_of_op) {
+  std::vector<uint64_t> out(program.ops.size(), 0);
+  for (size_t i = 1; i < program.ops.size(); ++i) {
+    const uint32_t site = site_of_op[i];
+    auto it = site != 0 ? fix_of.find(site) : fix_of.end();
+    if (it != fix_of.end() && it->second == Fix::kEveryNSteps && site_of_op[i - 1] == site) {
+      out[i] = program.ops[i].host_before_ns;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, const OpMarks* marks) {
   std::unordered_map<uint32_t, Fix> fix_of;
   for (const SiteFix& f : fixes) fix_of[f.site] = f.fix;
+  std::vector<uint32_t> site_of_op;
+  if (marks != nullptr) {
+    site_of_op = marks->site;
+  } else {
+    for (const Op& op : program.ops) site_of_op.push_back(op.site);
+  }
+  site_of_op.resize(program.ops.size(), 0);
+  const std::vector<uint64_t> statement_host_ns = marks != nullptr && !marks->statement_host_ns.empty()
+                                                      ? marks->statement_host_ns
+                                                      : work_between_statement_calls(program, fix_of, site_of_op);
   Program out = program;
   out.ops.clear();
   out.ops.reserve(program.ops.size());
   uint64_t carried = 0;  // host work before a removed op, kept for the next one
   uint64_t side_events = 0;
-  uint32_t statement_open = 0;  // the site whose statement the previous op was removed with (every-n-steps)
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];
-    if (site_of_op != nullptr) op.site = i < site_of_op->size() ? (*site_of_op)[i] : 0;
+    op.site = site_of_op[i];
+    // An every-n-steps statement's own host work goes with it: between its
+    // calls, and with line events before its first and after its last.
+    if (i < statement_host_ns.size()) op.host_before_ns -= std::min(op.host_before_ns, statement_host_ns[i]);
     auto it = op.site != 0 ? fix_of.find(op.site) : fix_of.end();
     if (it != fix_of.end() && it->second == Fix::kEveryNSteps) {
-      // The statement's own host work (between its calls) goes with them;
-      // what came before its first call stays, carried to the next op kept
-      // when that first call goes (a sync).
-      const uint64_t before = (statement_open != op.site ? op.host_before_ns : 0) + carried;
-      statement_open = op.site;
+      // What came before the statement stays, carried to the next op kept
+      // when its first call goes (a sync).
+      const uint64_t before = op.host_before_ns + carried;
       if (!keeps_its_gpu_work_queued(op.kind)) {
         carried = before;
         continue;
@@ -78,7 +108,6 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
       out.ops.push_back(op);
       continue;
     }
-    statement_open = 0;
     op.host_before_ns += carried;
     carried = 0;
     if (it == fix_of.end()) {

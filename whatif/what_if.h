@@ -61,11 +61,20 @@ struct SiteFix {
   Fix fix = Fix::kDropSync;
 };
 
-// The program with each given site's ops changed by its fix. `site_of_op`
-// (one per op, trace_program.h's sites_of_ops): the sites to read instead
-// of the ops' own, for a program prepared once without them; null: Op::site.
-// For every-n-steps the site's ops are its statement's (statement_span.h).
-Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes,
-                    const std::vector<uint32_t>* site_of_op = nullptr);
+// What the fixes of one prediction act on, op by op, for a program prepared
+// once without them (finding_predictions.cpp makes it from
+// trace_program.h's sites_of_ops and statement_span.h).
+struct OpMarks {
+  std::vector<uint32_t> site;  // the site whose fix changes the op (0: none)
+  // The host work before the op (Op::host_before_ns) that an every-n-steps
+  // statement takes with it. Empty: the work between two consecutive ops of
+  // the same every-n-steps site.
+  std::vector<uint64_t> statement_host_ns;
+};
+
+// The program with each given site's ops changed by its fix. `marks`: the
+// sites to read instead of the ops' own (Op::site) when not null. For
+// every-n-steps the site's ops are its statement's (statement_span.h).
+Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, const OpMarks* marks = nullptr);
 
 }  // namespace syncscope::whatif

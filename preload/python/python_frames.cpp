@@ -203,6 +203,8 @@ uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released
   return depth;
 }
 
+uint32_t python_code_id(void* code) { return (code != nullptr && python_available()) ? code_id(code) : 0; }
+
 void publish_python_code(TraceWriter& writer, uint32_t* cursor) {
   uint32_t count = g_code_count.load(std::memory_order_acquire);
   for (uint32_t id = *cursor + 1; id <= count; ++id) {

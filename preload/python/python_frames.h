@@ -20,6 +20,11 @@ namespace syncscope::preload {
 // frames can be read once it takes the GIL back.
 uint32_t capture_python_stack(uint64_t* frames, uint32_t max, bool* gil_released = nullptr);
 
+// The id (kPyCode) of a code object, naming it on first sight, as the
+// frames above do. Only with the GIL held (line_events.cpp's callback);
+// 0 when Python's API is not found or the table is full.
+uint32_t python_code_id(void* code);
+
 // Makes sure extension modules' calls to PyEval_RestoreThread reach the
 // preload (python_resume.cpp); cheap when no object was loaded since.
 void route_gil_reacquire_here();

@@ -8,13 +8,18 @@ costs nothing until the program itself imports torch; then it
   module attribute) so that each outermost call first calls
   `syncscope_backward_begin`.
 Both go through ctypes.PyDLL, so the GIL stays held and the recorder sees the
-`optimizer.step()` or `loss.backward()` line. The analysis takes those calls
+`optimizer.step()` or `loss.backward()` line. On Python 3.12+, the first few
+markers also watch the lines of the functions that made them (the training
+loop, and around it; not PyTorch's, not the standard library's) with
+sys.monitoring, so that the analysis knows where a statement such as
+print(loss) begins and ends (_LineWatch). The analysis takes those calls
 as the training loop's step boundaries, which the program's own structure
 defines better than any pattern of CUDA calls; the backward markers make the
 steps of a loop that updates by hand, without torch.optim.
 
 Then it runs the sitecustomize module it shadows, if any, as Python would
-have. SYNCSCOPE_STEP_MARKERS=0 turns the markers off. Nothing here may change
+have. SYNCSCOPE_STEP_MARKERS=0 turns the markers off, SYNCSCOPE_LINE_EVENTS=0
+the line watch alone. Nothing here may change
 what the program does: a marker that cannot be set up is left out.
 """
 import os
@@ -34,6 +39,99 @@ def _marker(name):
     return mark
 
 
+class _LineWatch:
+    """Watches the lines of the functions that step the optimizer.
+
+    sys.monitoring (Python 3.12+) calls libsyncscope.so's builtin for each
+    LINE of a watched code object and each return or yield from it; the
+    recorder makes each a syncscope_python_line event. Watched: the code
+    objects on the stack of the first few step markers that are neither
+    PyTorch's nor the standard library's (a loop at module level, a
+    train() function, Lightning's or Trainer's loop), at most
+    MAX_CODES. The loop's statements then have a start and an end in the
+    trace: what "print every N steps" would remove from a step is the whole
+    statement, its Python work too (docs/what-if.md).
+    """
+
+    MARKERS_LOOKED_AT = 4
+    MAX_CODES = 16
+
+    def __init__(self):
+        self._left = self.MARKERS_LOOKED_AT
+        self._monitoring = None
+        self._tool = None
+        self._codes = set()
+        self._framework = None
+
+    def look(self, frame):
+        if self._left <= 0:
+            return
+        self._left -= 1
+        try:
+            if self._tool is None and not self._start():
+                self._left = 0
+                return
+            self._watch(frame)
+        except Exception:  # never break the program's step
+            self._left = 0
+
+    def _start(self):
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is None or os.environ.get("SYNCSCOPE_LINE_EVENTS", "1") == "0":
+            return False
+        import ctypes
+        try:
+            make = ctypes.PyDLL(None).syncscope_python_line_callback
+        except AttributeError:
+            return False
+        make.restype = ctypes.py_object
+        make.argtypes = []
+        try:
+            callback = make()
+        except ValueError:  # NULL: the preload found no Python API
+            return False
+        for tool in (4, 3):  # not the debugger's, coverage's, profiler's or optimizer's ids
+            try:
+                monitoring.use_tool_id(tool, "syncscope")
+            except ValueError:  # taken by another tool
+                continue
+            events = monitoring.events
+            for event in (events.LINE, events.PY_RETURN, events.PY_YIELD):
+                monitoring.register_callback(tool, event, callback)
+            self._monitoring, self._tool = monitoring, tool
+            self._framework = self._framework_paths()
+            return True
+        return False
+
+    @staticmethod
+    def _framework_paths():
+        import sysconfig
+        paths = [_HERE]
+        torch = sys.modules.get("torch")
+        if torch is not None and getattr(torch, "__file__", None):
+            paths.append(os.path.dirname(os.path.abspath(torch.__file__)))
+        for key in ("stdlib", "platstdlib"):
+            path = sysconfig.get_paths().get(key)
+            if path:
+                paths.append(os.path.abspath(path))
+        return tuple(os.path.join(p, "") for p in paths)
+
+    def _watch(self, frame):
+        events = self._monitoring.events
+        wanted = events.LINE | events.PY_RETURN | events.PY_YIELD
+        while frame is not None and len(self._codes) < self.MAX_CODES:
+            code = frame.f_code
+            file = code.co_filename
+            if code not in self._codes and not file.startswith("<") and \
+                    not os.path.abspath(file).startswith(self._framework):
+                self._monitoring.set_local_events(self._tool, code, wanted)
+                self._codes.add(code)
+            frame = frame.f_back
+
+
+_line_watch = _LineWatch()
+
+
 def _register_optimizer_hook(module):
     register = getattr(module, "register_optimizer_step_post_hook", None)
     mark = _marker("syncscope_optimizer_step") if register is not None else None
@@ -42,6 +140,7 @@ def _register_optimizer_hook(module):
 
     def syncscope_optimizer_step(optimizer, args, kwargs):
         mark()
+        _line_watch.look(sys._getframe(1))
 
     register(syncscope_optimizer_step)
 
@@ -65,6 +164,7 @@ def _wrap_backward(module):
         if running[0] == 0:
             try:
                 mark()
+                _line_watch.look(sys._getframe(1))
             except Exception:  # never break the program's backward
                 pass
         running[0] += 1

@@ -38,7 +38,7 @@ TEST(PreloadExports, OnlyTheHooks) {
   // in-process control (in_process.cpp), and _exit/_Exit (the final flush
   // of a process that skips atexit, exit_hooks.cpp).
   std::regex hook(
-      "^((__cuda|cuda|cu)[A-Za-z0-9_]+|dlsym|PyEval_RestoreThread|PyEval_SaveThread|syncscope_optimizer_step|syncscope_backward_begin|InitializeInjectionNvtx2|syncscope_control|syncscope_control_endpoint_stop|_exit|_Exit)"
+      "^((__cuda|cuda|cu)[A-Za-z0-9_]+|dlsym|PyEval_RestoreThread|PyEval_SaveThread|syncscope_optimizer_step|syncscope_backward_begin|syncscope_python_line_callback|InitializeInjectionNvtx2|syncscope_control|syncscope_control_endpoint_stop|_exit|_Exit)"
       "(@@?[A-Za-z0-9_.]+)?$");
   for (const std::string& name : names) {
     EXPECT_TRUE(std::regex_match(name, hook)) << "unexpected export: " << name;

@@ -142,7 +142,7 @@ TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
   Op after = enqueue(kLegacyStream, 10 * kUs);
   after.host_before_ns = 11 * kUs;
   Program p = program({before, inner, copy, sync, after});
-  const std::vector<uint32_t> marks = {0, 4, 4, 4, 0};
+  const OpMarks marks{{0, 4, 4, 4, 0}, {}};
   Program fixed = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
   ASSERT_EQ(fixed.ops.size(), 4u) << "the sync goes";
   EXPECT_EQ(fixed.ops[1].host_before_ns, 7 * kUs) << "the work before the statement's first call stays";
@@ -151,6 +151,32 @@ TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
   EXPECT_EQ(fixed.ops[2].call_ns, 0u);
   EXPECT_EQ(fixed.ops[3].host_before_ns, 11 * kUs);
   EXPECT_EQ(replay(fixed).host_end_ns[0], (100 + 7 + 11) * kUs) << "the host waits for nothing";
+}
+
+TEST(WhatIf, EveryNStepsTakesTheStatementsWorkBeforeItsFirstCallAndAfterItsLastWhenLinesBoundIt) {
+  // host 100 µs, launch, 7 µs (the statement's line begins 5 µs before its
+  // first call), [launch, 9 µs, copy, 2 µs, sync], 11 µs (the next line
+  // begins 6 µs after the sync), launch.
+  Op before = enqueue(kLegacyStream, 10 * kUs);
+  before.host_before_ns = 100 * kUs;
+  Op inner = enqueue(kLegacyStream, 10 * kUs);
+  inner.host_before_ns = 7 * kUs;
+  Op copy = enqueue(kLegacyStream, 2 * kUs);
+  copy.kind = OpKind::kBlockingCopy;
+  copy.host_before_ns = 9 * kUs;
+  Op sync;
+  sync.kind = OpKind::kStreamSync;
+  sync.host_before_ns = 2 * kUs;
+  Op after = enqueue(kLegacyStream, 10 * kUs);
+  after.host_before_ns = 11 * kUs;
+  Program p = program({before, inner, copy, sync, after});
+  const OpMarks marks{{0, 4, 4, 4, 0}, {0, 5 * kUs, 9 * kUs, 2 * kUs, 6 * kUs}};
+  Program fixed = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
+  ASSERT_EQ(fixed.ops.size(), 4u);
+  EXPECT_EQ(fixed.ops[1].host_before_ns, 2 * kUs) << "the work before the line began stays";
+  EXPECT_EQ(fixed.ops[2].host_before_ns, 0u);
+  EXPECT_EQ(fixed.ops[3].host_before_ns, 5 * kUs) << "the work after the next line began stays";
+  EXPECT_EQ(replay(fixed).host_end_ns[0], (100 + 2 + 5) * kUs);
 }
 
 TEST(WhatIf, EveryNStepsKeepsTheWorkBeforeAStatementThatBeginsWithASync) {
@@ -168,7 +194,7 @@ TEST(WhatIf, EveryNStepsKeepsTheWorkBeforeAStatementThatBeginsWithASync) {
   Op after = enqueue(kLegacyStream, 10 * kUs);
   after.host_before_ns = 11 * kUs;
   Program p = program({before, first, inner, last, after});
-  const std::vector<uint32_t> marks = {0, 4, 4, 4, 0};
+  const OpMarks marks{{0, 4, 4, 4, 0}, {}};
   Program fixed = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
   ASSERT_EQ(fixed.ops.size(), 3u) << "both syncs go, the launch stays queued";
   EXPECT_EQ(fixed.ops[1].host_before_ns, 7 * kUs) << "the work before the statement's first call, carried past it";

@@ -55,6 +55,41 @@ Recording print_loop(int between, bool other_thread = false) {
   return r;
 }
 
+void line_event(syncscope::testing::Stream& s, uint32_t line) {
+  Event& e = s.call(ApiId::syncscope_python_line, 0, 0);
+  e.dst = kUserCode;
+  e.bytes = line;
+}
+
+// print_loop with the line watch's events: line 7 begins `head_us` before
+// print's first read-back (with `head_launches` launches in between: its
+// formatting kernels, or a forward pass), and the next line, 9, 30 µs
+// after its last.
+Recording print_loop_with_lines(int head_launches, uint64_t head_us) {
+  syncscope::testing::Stream s;
+  Recording r;
+  for (int step = 0; step < 3; ++step) {
+    const uint64_t start = s.now();
+    line_event(s, 5);
+    s.launch(0xa, 0);
+    s.launch(0xb, 0);
+    line_event(s, 7);
+    s.idle(head_us * 1000);
+    for (int k = 0; k < head_launches; ++k) s.launch(0xf, 0);
+    read_back(s, kPrintFirst);
+    s.launch(0xc, 0);
+    read_back(s, kPrintSecond);
+    s.idle(30000);
+    line_event(s, 9);
+    s.launch(0xe, 0);
+    read_back(s, kOtherLine);
+    r.steps.emplace_back(start, s.now());
+  }
+  r.trace.events = s.events();
+  add_stacks(&r.trace);
+  return r;
+}
+
 // The ops marked, as a string of '.' and 'x' per step ("|" between steps).
 std::string marked(const TraceProgram& p, const std::vector<bool>& span) {
   std::string out;
@@ -69,10 +104,10 @@ TEST(StatementSpan, RunsFromTheStatementsFirstCallToItsLast) {
   Recording r = print_loop(3);
   TraceProgram p = program_from_trace(r.trace, r.steps, {});
   const std::string expected = "..xxxxxxx...";
-  EXPECT_EQ(marked(p, statement_span_ops(p, r.trace, 1, kPrintSecond)),
+  EXPECT_EQ(marked(p, statement_span(p, r.trace, 1, kPrintSecond).ops),
             expected + "|" + expected + "|" + expected)
       << "either read-back of print(loss) stands for the statement; the launches between them are its own";
-  EXPECT_EQ(marked(p, statement_span_ops(p, r.trace, 1, kOtherLine)), "..........xx|..........xx|..........xx");
+  EXPECT_EQ(marked(p, statement_span(p, r.trace, 1, kOtherLine).ops), "..........xx|..........xx|..........xx");
 }
 
 TEST(StatementSpan, ManyCallsWithoutAStackEndAnExecution) {
@@ -80,7 +115,7 @@ TEST(StatementSpan, ManyCallsWithoutAStackEndAnExecution) {
   // is not the line's.
   Recording r = print_loop(static_cast<int>(kMaxCallsInsideStatement) + 1);
   TraceProgram p = program_from_trace(r.trace, r.steps, {});
-  const std::vector<bool> span = statement_span_ops(p, r.trace, 1, kPrintFirst);
+  const std::vector<bool> span = statement_span(p, r.trace, 1, kPrintFirst).ops;
   const std::string step = "..xx" + std::string(kMaxCallsInsideStatement + 1, '.') + "xx...";
   EXPECT_EQ(marked(p, span), step + "|" + step + "|" + step);
 }
@@ -89,14 +124,48 @@ TEST(StatementSpan, AnotherThreadsCallEndsAnExecution) {
   Recording r = print_loop(1, true);
   TraceProgram p = program_from_trace(r.trace, r.steps, {});
   const std::string step = "..xx..xx...";
-  EXPECT_EQ(marked(p, statement_span_ops(p, r.trace, 1, kPrintFirst)), step + "|" + step + "|" + step);
+  EXPECT_EQ(marked(p, statement_span(p, r.trace, 1, kPrintFirst).ops), step + "|" + step + "|" + step);
+}
+
+TEST(StatementSpan, LineEventsBoundAnExecutionFromTheLinesStartToTheNextLines) {
+  Recording r = print_loop_with_lines(2, 40);
+  TraceProgram p = program_from_trace(r.trace, r.steps, {});
+  const StatementSpan span = statement_span(p, r.trace, 1, kPrintFirst);
+  const std::string step = "..xxxxxxx...";  // the formatting launches are the statement's too
+  EXPECT_EQ(marked(p, span.ops), step + "|" + step + "|" + step);
+  EXPECT_EQ(span.executions_from_lines, 3u);
+  for (size_t i = 0; i < p.program.ops.size(); ++i) {
+    const size_t in_step = i % 12;
+    if (in_step == 2) {  // the first formatting launch: the 40 µs since the line began
+      EXPECT_GE(span.host_work_ns[i], 40000u);
+      EXPECT_LT(span.host_work_ns[i], p.program.ops[i].host_before_ns) << "the work before the line began stays";
+    } else if (in_step == 9) {  // line 9's launch: the 30 µs before line 9 began are print's
+      EXPECT_GE(span.host_work_ns[i], 30000u);
+      EXPECT_LT(span.host_work_ns[i], p.program.ops[i].host_before_ns) << "line 9's own work stays";
+    } else if (in_step > 2 && in_step < 9) {
+      EXPECT_EQ(span.host_work_ns[i], p.program.ops[i].host_before_ns) << i;
+    } else {
+      EXPECT_EQ(span.host_work_ns[i], 0u) << i;
+    }
+  }
+}
+
+TEST(StatementSpan, ALineThatAlsoRunsManyCallsIsBoundByItsCallsAlone) {
+  // `total += model(x).sum().item()`: the line runs a forward pass before
+  // its read-back, which reading it every N steps would not remove.
+  Recording r = print_loop_with_lines(static_cast<int>(kMaxCallsInsideStatement) + 1, 40);
+  TraceProgram p = program_from_trace(r.trace, r.steps, {});
+  const StatementSpan span = statement_span(p, r.trace, 1, kPrintFirst);
+  const std::string step = ".." + std::string(kMaxCallsInsideStatement + 1, '.') + "xxxxx...";
+  EXPECT_EQ(marked(p, span.ops), step + "|" + step + "|" + step);
+  EXPECT_EQ(span.executions_from_lines, 0u);
 }
 
 TEST(StatementSpan, NoneWithoutALineOutsidePyTorch) {
   Recording r = print_loop(1);
   TraceProgram p = program_from_trace(r.trace, r.steps, {});
   for (uint32_t stack : {kFrameworkOnly, 99u, 0u}) {
-    const std::vector<bool> span = statement_span_ops(p, r.trace, 1, stack);
+    const std::vector<bool> span = statement_span(p, r.trace, 1, stack).ops;
     EXPECT_EQ(std::count(span.begin(), span.end(), true), 0) << stack;
   }
 }

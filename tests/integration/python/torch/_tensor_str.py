@@ -1,6 +1,7 @@
 """Stand-in for PyTorch's tensor formatter: print(t) of a CUDA tensor reads
 it back several times (masked_select's count, comparisons, .item()), with
-Python work and small kernels between the reads. For issue 27's
+Python work and small kernels between the reads, and before the first and
+after the last. For issue 27's
 every-n-steps test (print_loop.py): the fix, printing less often, removes
 all of it, not only the waits."""
 import ctypes
@@ -21,6 +22,7 @@ def _read_back(cuda, device, host, stream):
 
 
 def format_value(cuda, device, host, stream, work_us):
+    _busy(work_us)  # before its first CUDA call: seen only with line events
     _read_back(cuda, device, host, stream)
     _busy(work_us)
     cuda.cudaMemsetAsync(device, 0, ctypes.c_size_t(64), stream)
@@ -28,4 +30,5 @@ def format_value(cuda, device, host, stream, work_us):
     _read_back(cuda, device, host, stream)
     _busy(work_us)
     _read_back(cuda, device, host, stream)
+    _busy(work_us)  # after its last
     return "tensor(...)"
