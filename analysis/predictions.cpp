@@ -17,7 +17,7 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis) {
     f.predicted = true;
     f.prediction_measured = p.basis == whatif::Basis::kMeasured;
     f.predicted_fix = whatif::fix_name(predictions.findings[i]->fix);
-    f.prediction_floor = whatif::saving_is_a_floor(predictions.findings[i]->fix);
+    f.prediction_floor = predictions.findings[i]->floor;
     f.saving_ns_per_step_low = p.saving_low_ns;
     f.saving_ns_per_step_high = p.saving_high_ns;
     f.step_ns_without_low = p.step_without_low_ns;

@@ -28,14 +28,19 @@ SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid,
 // every-n-steps all of its statement's (which may hold other sites' calls:
 // print(loss) read back eight times a step on an H200, and printing less
 // drops them all), with the statement's own host work.
+// `whole_statements`, when given: whether line events bounded every
+// execution of each every-n-steps statement.
 OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace,
-                  const std::vector<std::pair<SiteSpec, Fix>>& fixes) {
+                  const std::vector<std::pair<SiteSpec, Fix>>& fixes, bool* whole_statements = nullptr) {
   std::vector<SiteSpec> sites;
   for (const auto& [spec, fix] : fixes) sites.push_back(spec);
   OpMarks marks{sites_of_ops(program, sites), std::vector<uint64_t>(program.program.ops.size(), 0)};
   for (const auto& [spec, fix] : fixes) {
     if (fix != Fix::kEveryNSteps) continue;
     const StatementSpan span = statement_span(program, trace, spec.tid, spec.stack_id);
+    if (whole_statements != nullptr && (span.executions == 0 || span.executions_from_lines < span.executions)) {
+      *whole_statements = false;
+    }
     for (size_t i = 0; i < span.ops.size() && i < marks.site.size(); ++i) {
       if (span.ops[i]) marks.site[i] = spec.site;
       // Statements of different findings may share the same work (all
@@ -70,8 +75,10 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     }
     const auto& [program, base] = phase->second;
     const uint32_t site = static_cast<uint32_t>(i + 1);
-    const OpMarks marks = marks_for(program, trace, {{site_of(f, site), *fix}});
-    out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks)};
+    bool whole_statement = true;
+    const OpMarks marks = marks_for(program, trace, {{site_of(f, site), *fix}}, &whole_statement);
+    const bool floor = saving_is_a_floor(*fix) && !(*fix == Fix::kEveryNSteps && whole_statement);
+    out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor};
     fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
   }
   for (const auto& [phase, fixable] : fixable_by_phase) {

@@ -17,6 +17,10 @@ namespace syncscope::whatif {
 struct FindingPrediction {
   Fix fix = Fix::kDropSync;
   Prediction prediction;
+  // The fix saves at least this (saving_is_a_floor): drop-call, and
+  // every-n-steps unless Python line events bounded each execution of the
+  // statement (statement_span.h).
+  bool floor = false;
 };
 
 struct PhasePrediction {

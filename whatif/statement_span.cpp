@@ -97,6 +97,11 @@ std::vector<std::pair<uint64_t, uint64_t>> line_executions(const ProcessTrace& t
   return out;
 }
 
+uint64_t median(std::vector<uint64_t> values) {
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
+  return values[values.size() / 2];
+}
+
 // One execution: ops first..last of `built`, both included.
 struct Execution {
   size_t first = 0, last = 0;
@@ -191,7 +196,7 @@ void add_host_work_inside(const TraceProgram& built, const std::vector<uint64_t>
 StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid,
                              uint32_t stack_id) {
   const size_t n = built.call_site_of_op.size();
-  StatementSpan out{std::vector<bool>(n, false), std::vector<uint64_t>(n, 0), 0};
+  StatementSpan out{std::vector<bool>(n, false), std::vector<uint64_t>(n, 0), 0, 0};
   std::vector<PythonFrame> statement = statement_frames(trace, stack_id);
   if (statement.empty()) return out;
   const std::vector<std::pair<uint64_t, uint64_t>> lines = line_executions(trace, tid, statement);
@@ -199,6 +204,8 @@ StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trac
 
   const std::vector<uint64_t> starts = op_starts(built, trace);
   std::vector<bool> line_used(lines.size(), false);
+  std::vector<uint64_t> heads, tails;  // of the executions lines bound: the work before the first call, after the last
+  std::vector<Execution> unwatched;    // executions no line event bounds (the watch's budget was spent)
   for (const Execution& calls : call_executions(built, tid, matcher)) {
     const uint64_t first_start = starts[calls.first];
     // The line execution holding the first call (the executions are in order).
@@ -211,12 +218,18 @@ StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trac
     }
     const size_t l = static_cast<size_t>(line - lines.begin());
     if (line != lines.end() && line_used[l]) continue;  // an earlier part of the same execution took it all
+    ++out.executions;
     const std::pair<size_t, size_t> inside = line != lines.end()
                                                  ? ops_starting_in(starts, line->first, line->second)
                                                  : std::pair<size_t, size_t>{0, 0};
     if (line != lines.end() && line_bounds_calls(built, tid, matcher, calls, inside)) {
       for (size_t i = inside.first; i < inside.second; ++i) out.ops[i] = built.call_site_of_op[i].first == tid;
       add_host_work_inside(built, starts, line->first, line->second, &out.host_work_ns);
+      uint64_t head = 0, tail = 0;
+      for (size_t i = inside.first; i <= calls.first; ++i) head += out.host_work_ns[i];
+      for (size_t i = calls.last + 1; i <= inside.second && i < n; ++i) tail += out.host_work_ns[i];
+      heads.push_back(head);
+      tails.push_back(tail);
       line_used[l] = true;
       ++out.executions_from_lines;
       continue;
@@ -224,6 +237,21 @@ StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trac
     for (size_t i = calls.first; i <= calls.last; ++i) {
       out.ops[i] = true;
       if (i > calls.first) out.host_work_ns[i] = built.program.ops[i].host_before_ns;
+    }
+    if (line == lines.end()) unwatched.push_back(calls);
+  }
+  // Executions after the line watch stopped (its budget, line_events.cpp)
+  // take the median work before and after of those it bounded: the same
+  // line does the same work.
+  if (!heads.empty()) {
+    const uint64_t head = median(heads), tail = median(tails);
+    for (const Execution& calls : unwatched) {
+      out.host_work_ns[calls.first] = std::min(head, built.program.ops[calls.first].host_before_ns);
+      if (calls.last + 1 < n) {
+        uint64_t& after = out.host_work_ns[calls.last + 1];
+        after = std::min(after + tail, built.program.ops[calls.last + 1].host_before_ns);
+      }
+      ++out.executions_from_lines;
     }
   }
   return out;

@@ -41,8 +41,10 @@ struct StatementSpan {
   // first call and after its last, back to where the line began and on to
   // where the next one did.
   std::vector<uint64_t> host_work_ns;
-  // Executions bounded by Python line events (python/sitecustomize.py's
-  // line watch), at least one.
+  // The executions, and those bounded by Python line events
+  // (python/sitecustomize.py's line watch) or, after the watch stopped,
+  // given the median work before and after of those it bounded.
+  size_t executions = 0;
   size_t executions_from_lines = 0;
 };
 
@@ -53,8 +55,10 @@ struct StatementSpan {
 // this adds no more than kMaxCallsInsideStatement calls at either end and
 // stays inside one step: a line that also computes what it reads back
 // (`total += model(x).sum().item()`) would otherwise take the forward pass
-// with it. Empty spans when the site has no Python frame outside PyTorch
-// and the standard library.
+// with it. Executions after the watch stopped (it records 250,000 line
+// events, preload/python/line_events.cpp) take the median work before the
+// first call and after the last of those it bounded. Empty spans when the
+// site has no Python frame outside PyTorch and the standard library.
 StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid,
                              uint32_t stack_id);
 

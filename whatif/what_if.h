@@ -36,7 +36,8 @@ enum class Fix : uint8_t {
   // GPU): the host time of every call of one execution of the statement
   // goes, with the host's work between them (statement_span.h), and so do
   // its waits; what its calls queued stays queued. The host's work before
-  // its first call and after its last stays: no call marks it.
+  // its first call and after its last goes only where Python line events
+  // say where the statement began and ended (Python 3.12+).
   kEveryNSteps,
 };
 
@@ -53,7 +54,10 @@ const char* fix_name(Fix fix);
 //   and after its last (print(loss) formatting and writing its line) goes
 //   too, but no call marks where it starts and ends. print_tensor.py's
 //   prediction went from 2% to 27% of the step with the work between its
-//   calls; its fixed twin measured 48%.
+//   calls; its fixed twin measured 48%. Where Python line events bound
+//   every execution of the statement (Python 3.12+, statement_span.h) the
+//   work is seen, and the prediction is no floor
+//   (finding_predictions.h's FindingPrediction::floor).
 bool saving_is_a_floor(Fix fix);
 
 struct SiteFix {

@@ -13,6 +13,13 @@
 // dozen lines a step, a library's training loop's hundred), so it must cost
 // what recording a marker costs, not a Python call and a ctypes
 // conversion. It is called with the GIL held, as code_id() needs.
+//
+// A day-long job must not fill its trace with lines: after
+// kMaxLineEvents events the callback answers sys.monitoring.DISABLE,
+// which turns each line's event off where it fires next, and the watch
+// costs nothing more. The analysis carries what the lines showed over to
+// the executions after them (whatif/statement_span.h).
+#include <atomic>
 #include <cstdint>
 #include <sys/types.h>
 
@@ -37,22 +44,30 @@ struct MethodDef {
 };
 constexpr int kMethFastcall = 0x0080;  // METH_FASTCALL: (self, args, nargs)
 
+// 16 MB of trace: a Trainer loop's ~200 lines a step for 1,200 steps, a
+// plain loop's dozen for 20,000.
+constexpr uint32_t kMaxLineEvents = 250000;
+std::atomic<uint32_t> g_line_events{0};
+
 struct LineApi {
   void* (*new_function)(MethodDef*, void*, void*);  // PyCFunction_NewEx
   long (*as_long)(void*);                           // PyLong_AsLong
   void (*err_clear)();
   void (*incref)(void*);
-  void* none;  // &_Py_NoneStruct
+  void* none;     // &_Py_NoneStruct
+  void* disable;  // sys.monitoring.DISABLE
 };
 LineApi g_line_api;
 
-void record_line(void* code, uint32_t line) {
-  if (!recording() || tls_in_hook) return;
+// False once the budget is spent.
+bool record_line(void* code, uint32_t line) {
+  if (!recording() || tls_in_hook) return true;
+  if (g_line_events.fetch_add(1, std::memory_order_relaxed) >= kMaxLineEvents) return false;
   ThreadState* thread = current_thread_state();
-  if (thread == nullptr) return;
+  if (thread == nullptr) return true;
   InHookScope in_hook;
   const uint32_t id = python_code_id(code);
-  if (id == 0) return;
+  if (id == 0) return true;
   Event e{};
   e.start_ns = e.end_ns = now_ticks();
   e.tid = thread->tid;
@@ -60,20 +75,25 @@ void record_line(void* code, uint32_t line) {
   e.dst = id;
   e.bytes = line;
   e.device = -1;
-  thread->ring.push(e);
+  // Half the ring stays for the CUDA calls: a Python loop inside the
+  // watched function may run lines far faster than the collector drains.
+  thread->ring.push_if_room(e, thread->ring.capacity() / 2);
+  return true;
 }
 
 // LINE: (code, line); PY_RETURN and PY_YIELD: (code, offset, value).
 void* on_event(void* /*self*/, void* const* args, ssize_t nargs) {
+  bool more = true;
   if (nargs == 2) {
     const long line = g_line_api.as_long(args[1]);
     if (line < 0) g_line_api.err_clear();  // not an int: -1 with an error set
-    record_line(args[0], line > 0 ? static_cast<uint32_t>(line) : 0);
+    more = record_line(args[0], line > 0 ? static_cast<uint32_t>(line) : 0);
   } else if (nargs == 3) {
-    record_line(args[0], 0);
+    more = record_line(args[0], 0);
   }
-  g_line_api.incref(g_line_api.none);
-  return g_line_api.none;
+  void* answer = more ? g_line_api.none : g_line_api.disable;
+  g_line_api.incref(answer);
+  return answer;
 }
 
 MethodDef g_method{"syncscope_python_line", reinterpret_cast<void*>(&on_event), kMethFastcall,
@@ -90,8 +110,9 @@ bool resolve(Fn* out, const char* name) {
 
 // A new reference to the callback (a builtin function), or null when
 // Python's API is not found: sitecustomize.py then watches no lines.
-// Called through ctypes.PyDLL, with the GIL held.
-extern "C" __attribute__((visibility("default"))) void* syncscope_python_line_callback() {
+// `disable`: sys.monitoring.DISABLE, kept for good. Called through
+// ctypes.PyDLL, with the GIL held.
+extern "C" __attribute__((visibility("default"))) void* syncscope_python_line_callback(void* disable) {
   using namespace ::syncscope::preload;
   LineApi api{};
   if (!resolve(&api.new_function, "PyCFunction_NewEx") || !resolve(&api.as_long, "PyLong_AsLong") ||
@@ -99,7 +120,9 @@ extern "C" __attribute__((visibility("default"))) void* syncscope_python_line_ca
     return nullptr;
   }
   api.none = find_real_function(RealLibrary::kPython, "_Py_NoneStruct");
-  if (api.none == nullptr) return nullptr;
+  if (api.none == nullptr || disable == nullptr) return nullptr;
+  api.incref(disable);
+  api.disable = disable;
   g_line_api = api;
   return api.new_function(&g_method, nullptr, nullptr);
 }

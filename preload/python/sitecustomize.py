@@ -85,9 +85,9 @@ class _LineWatch:
         except AttributeError:
             return False
         make.restype = ctypes.py_object
-        make.argtypes = []
+        make.argtypes = [ctypes.py_object]
         try:
-            callback = make()
+            callback = make(monitoring.DISABLE)
         except ValueError:  # NULL: the preload found no Python API
             return False
         for tool in (4, 3):  # not the debugger's, coverage's, profiler's or optimizer's ids

@@ -33,6 +33,21 @@ class EventRing {
     return true;
   }
 
+  // Producer side: pushes only if `keep_free` slots stay free after it, and
+  // counts nothing as dropped when it declines: for events the recorder can
+  // do without (Python line events), which must never take a CUDA call's
+  // room.
+  bool push_if_room(const Event& event, uint64_t keep_free) {
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    if (head + 1 + keep_free - tail_cache_ > mask_ + 1) {
+      tail_cache_ = tail_.load(std::memory_order_acquire);
+      if (head + 1 + keep_free - tail_cache_ > mask_ + 1) return false;
+    }
+    slots_[head & mask_] = event;
+    head_.store(head + 1, std::memory_order_release);
+    return true;
+  }
+
   // Consumer side: copies up to `max` events into `out`, oldest first.
   size_t pop(Event* out, size_t max) {
     const uint64_t tail = tail_.load(std::memory_order_relaxed);

@@ -104,7 +104,7 @@ void check(const std::string& mode, bool timeline) {
 const std::string kPrintLoop = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/print_loop.py";
 const std::string kStandIns = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
 constexpr int kPrintSteps = 150;
-constexpr uint32_t kPrintLine = 65;
+constexpr uint32_t kPrintLine = 66;
 
 std::map<std::string, std::string> python_env() {
   std::map<std::string, std::string> env = fake_runtime_env();
@@ -186,6 +186,7 @@ TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) {
                 "its waits %.0f us a step\n",
                 median(broken), median(fixed), saving / 1e3, p.prediction.saving_low_ns / 1e3,
                 whatif::basis_name(p.prediction.basis), waits_us);
+    EXPECT_TRUE(p.floor);
     EXPECT_LT(p.prediction.saving_low_ns, 0.85 * saving) << "a floor: the work before and after is not seen";
     EXPECT_GT(p.prediction.saving_low_ns, 2 * waits_us * 1e3) << "the work between the calls is";
   }
@@ -193,7 +194,28 @@ TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) {
     std::printf("print: measured saving %.0f us; with line events predicted %.0f us (%s)\n", saving / 1e3,
                 p.prediction.saving_low_ns / 1e3, whatif::basis_name(p.prediction.basis));
     EXPECT_NEAR(p.prediction.saving_low_ns, saving, 0.25 * saving) << "the statement, every read-back's site alike";
+    EXPECT_FALSE(p.floor) << "every execution bounded by its line";
   }
+}
+
+TEST(WhatIf, TheLineWatchStopsAtItsBudget) {
+  // Past 250,000 line events (preload/python/line_events.cpp) the callback
+  // answers DISABLE, which sys.monitoring takes as "no more events here".
+  // Lines this fast fill the thread's ring: they take half of it at most,
+  // and none is counted as a lost event.
+  const std::string dir = fresh_dir("what-if-line-budget");
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir, "--", "/usr/bin/env", "python3",
+                     SYNCSCOPE_SOURCE_DIR "/tests/integration/python/line_budget.py", "260000"},
+                    python_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("first_disabled=250000"), std::string::npos) << r.out;
+  auto traces = load_traces(dir);
+  ASSERT_EQ(traces.size(), 1u);
+  size_t lines = 0;
+  for (const Event& e : traces[0].events) lines += e.api == static_cast<uint16_t>(ApiId::syncscope_python_line);
+  EXPECT_GT(lines, 1000u);
+  EXPECT_LE(lines, 250000u);
+  EXPECT_EQ(traces[0].events_dropped, 0u);
 }
 
 TEST(WhatIf, GpuBoundReadBackWithTheGpuTimeline) { check("gpu", true); }

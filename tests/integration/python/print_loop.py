@@ -38,7 +38,8 @@ def line_callback():
         try:
             make = ctypes.PyDLL(None).syncscope_python_line_callback
             make.restype = ctypes.py_object
-            return make()
+            make.argtypes = [ctypes.py_object]
+            return make(object())  # what it answers when its budget is spent (sys.monitoring.DISABLE)
         except (AttributeError, ValueError):
             pass
     return lambda code, line: None
@@ -62,7 +63,7 @@ def main():
         optimizer.step()
         if variant == "broken":
             line(code, sys._getframe().f_lineno + 1)  # the print's line event
-            torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)  # the print: line 65
+            torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)  # the print: line 66
     text = torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)
     cuda.cudaStreamSynchronize(stream)
     first, last = steps // 5, int(steps * 0.9)

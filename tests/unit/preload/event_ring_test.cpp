@@ -37,6 +37,21 @@ TEST(EventRing, FullRingDropsAndCounts) {
   EXPECT_EQ(ring.dropped(), 2u);
 }
 
+TEST(EventRing, PushIfRoomLeavesTheRestFreeAndCountsNoDrop) {
+  std::vector<Event> storage(8);
+  EventRing ring(storage.data(), 8);
+  Event e{};
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(ring.push_if_room(e, 4)) << i;
+  EXPECT_FALSE(ring.push_if_room(e, 4)) << "four slots must stay free";
+  EXPECT_EQ(ring.dropped(), 0u) << "declining is not losing";
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(ring.push(e)) << "the free half is still there for others";
+  EXPECT_FALSE(ring.push(e));
+  Event out[8];
+  EXPECT_EQ(ring.pop(out, 5), 5u);
+  EXPECT_TRUE(ring.push_if_room(e, 4));
+  EXPECT_FALSE(ring.push_if_room(e, 4));
+}
+
 // Many producers, each with its own ring, one consumer draining them all
 // concurrently: every event is either consumed exactly once, in order, or
 // counted as dropped.

@@ -65,22 +65,24 @@ void line_event(syncscope::testing::Stream& s, uint32_t line) {
 // print's first read-back (with `head_launches` launches in between: its
 // formatting kernels, or a forward pass), and the next line, 9, 30 µs
 // after its last.
-Recording print_loop_with_lines(int head_launches, uint64_t head_us) {
+// Lines only in the first `watched_steps` (then the watch's budget is spent).
+Recording print_loop_with_lines(int head_launches, uint64_t head_us, int watched_steps = 3) {
   syncscope::testing::Stream s;
   Recording r;
   for (int step = 0; step < 3; ++step) {
+    const bool watched = step < watched_steps;
     const uint64_t start = s.now();
-    line_event(s, 5);
+    if (watched) line_event(s, 5);
     s.launch(0xa, 0);
     s.launch(0xb, 0);
-    line_event(s, 7);
+    if (watched) line_event(s, 7);
     s.idle(head_us * 1000);
     for (int k = 0; k < head_launches; ++k) s.launch(0xf, 0);
     read_back(s, kPrintFirst);
     s.launch(0xc, 0);
     read_back(s, kPrintSecond);
     s.idle(30000);
-    line_event(s, 9);
+    if (watched) line_event(s, 9);
     s.launch(0xe, 0);
     read_back(s, kOtherLine);
     r.steps.emplace_back(start, s.now());
@@ -148,6 +150,20 @@ TEST(StatementSpan, LineEventsBoundAnExecutionFromTheLinesStartToTheNextLines) {
       EXPECT_EQ(span.host_work_ns[i], 0u) << i;
     }
   }
+}
+
+TEST(StatementSpan, ExecutionsAfterTheWatchStoppedTakeTheWorkItSawBeforeAndAfter) {
+  Recording r = print_loop_with_lines(0, 40, 1);
+  TraceProgram p = program_from_trace(r.trace, r.steps, {});
+  const StatementSpan span = statement_span(p, r.trace, 1, kPrintFirst);
+  EXPECT_EQ(marked(p, span.ops), "..xxxxx...|..xxxxx...|..xxxxx...");
+  EXPECT_EQ(span.executions, 3u);
+  EXPECT_EQ(span.executions_from_lines, 3u);
+  for (size_t step = 1; step < 3; ++step) {
+    EXPECT_EQ(span.host_work_ns[step * 10 + 2], span.host_work_ns[2]) << "the work before the first call";
+    EXPECT_EQ(span.host_work_ns[step * 10 + 7], span.host_work_ns[7]) << "the work after the last";
+  }
+  EXPECT_GE(span.host_work_ns[12], 40000u);
 }
 
 TEST(StatementSpan, ALineThatAlsoRunsManyCallsIsBoundByItsCallsAlone) {
