@@ -34,7 +34,8 @@ OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace,
                   const std::vector<std::pair<SiteSpec, Fix>>& fixes, bool* whole_statements = nullptr) {
   std::vector<SiteSpec> sites;
   for (const auto& [spec, fix] : fixes) sites.push_back(spec);
-  OpMarks marks{sites_of_ops(program, sites), std::vector<uint64_t>(program.program.ops.size(), 0)};
+  OpMarks marks{sites_of_ops(program, sites), {}};
+  std::vector<uint64_t> statement_work(program.program.ops.size(), 0);
   for (const auto& [spec, fix] : fixes) {
     if (fix != Fix::kEveryNSteps) continue;
     const StatementSpan span = statement_span(program, trace, spec.tid, spec.stack_id);
@@ -45,9 +46,16 @@ OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace,
       if (span.ops[i]) marks.site[i] = spec.site;
       // Statements of different findings may share the same work (all
       // fixed): it goes once.
-      marks.statement_host_ns[i] = std::max(marks.statement_host_ns[i], span.host_work_ns[i]);
+      statement_work[i] = std::max(statement_work[i], span.host_work_ns[i]);
     }
   }
+  // A read-back's copy marked with its sync (sites_of_ops) is the
+  // statement's too, and so is the work between them.
+  std::vector<SiteFix> site_fixes;
+  for (const auto& [spec, fix] : fixes) site_fixes.push_back({spec.site, fix});
+  const std::vector<uint64_t> between = work_between_statement_calls(program.program, site_fixes, marks.site);
+  for (size_t i = 0; i < statement_work.size(); ++i) statement_work[i] = std::max(statement_work[i], between[i]);
+  marks.statement_host_ns = std::move(statement_work);
   return marks;
 }
 

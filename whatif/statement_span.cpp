@@ -73,6 +73,10 @@ class StatementMatcher {
 // functions that step the optimizer, so a print() inside a helper is timed
 // by the loop's line that calls the helper) to the next event of that code
 // object: another line, or the frame returning. Empty without line events.
+// Past the line that syncs, only the user's own lines may stand for it: a
+// library's loop runs its line that calls the hooks (Lightning's
+// on_train_batch_end) whatever the user sets; running it less often is no
+// fix the user can make.
 std::vector<std::pair<uint64_t, uint64_t>> line_executions(const ProcessTrace& trace, uint32_t tid,
                                                            const std::vector<PythonFrame>& statement) {
   const auto line_api = static_cast<uint16_t>(ApiId::syncscope_python_line);
@@ -83,7 +87,13 @@ std::vector<std::pair<uint64_t, uint64_t>> line_executions(const ProcessTrace& t
     }
   }
   std::vector<std::pair<uint64_t, uint64_t>> out;
-  for (const PythonFrame& frame : statement) {
+  const std::string cwd = trace.info(info_key::kCwd);
+  for (size_t f = 0; f < statement.size(); ++f) {
+    const PythonFrame& frame = statement[f];
+    if (f > 0) {
+      auto code = trace.python_code.find(frame.code_id);
+      if (code == trace.python_code.end() || code_owner(code->second.file, {}, cwd).owner != CodeOwner::kUser) continue;
+    }
     auto found = lines_of_code.find(frame.code_id);
     if (found == lines_of_code.end()) continue;
     std::optional<uint64_t> open;

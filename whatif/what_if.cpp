@@ -42,26 +42,18 @@ const char* fix_name(Fix fix) {
 
 bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall || fix == Fix::kEveryNSteps; }
 
-namespace {
-
-// Per op, the host work before it that an every-n-steps statement takes
-// with it, from calls alone: the work between two consecutive ops of the
-// statement's site.
-std::vector<uint64_t> work_between_statement_calls(const Program& program,
-                                                   const std::unordered_map<uint32_t, Fix>& fix_of,
+std::vector<uint64_t> work_between_statement_calls(const Program& program, const std::vector<SiteFix>& fixes,
                                                    const std::vector<uint32_t>& site_of_op) {
   std::vector<uint64_t> out(program.ops.size(), 0);
-  for (size_t i = 1; i < program.ops.size(); ++i) {
+  for (size_t i = 1; i < program.ops.size() && i < site_of_op.size(); ++i) {
     const uint32_t site = site_of_op[i];
-    auto it = site != 0 ? fix_of.find(site) : fix_of.end();
-    if (it != fix_of.end() && it->second == Fix::kEveryNSteps && site_of_op[i - 1] == site) {
-      out[i] = program.ops[i].host_before_ns;
+    if (site == 0 || site_of_op[i - 1] != site) continue;
+    for (const SiteFix& f : fixes) {
+      if (f.site == site && f.fix == Fix::kEveryNSteps) out[i] = program.ops[i].host_before_ns;
     }
   }
   return out;
 }
-
-}  // namespace
 
 Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, const OpMarks* marks) {
   std::unordered_map<uint32_t, Fix> fix_of;
@@ -75,7 +67,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
   site_of_op.resize(program.ops.size(), 0);
   const std::vector<uint64_t> statement_host_ns = marks != nullptr && !marks->statement_host_ns.empty()
                                                       ? marks->statement_host_ns
-                                                      : work_between_statement_calls(program, fix_of, site_of_op);
+                                                      : work_between_statement_calls(program, fixes, site_of_op);
   Program out = program;
   out.ops.clear();
   out.ops.reserve(program.ops.size());

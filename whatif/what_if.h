@@ -71,10 +71,16 @@ struct SiteFix {
 struct OpMarks {
   std::vector<uint32_t> site;  // the site whose fix changes the op (0: none)
   // The host work before the op (Op::host_before_ns) that an every-n-steps
-  // statement takes with it. Empty: the work between two consecutive ops of
-  // the same every-n-steps site.
+  // statement takes with it. Empty: work_between_statement_calls().
   std::vector<uint64_t> statement_host_ns;
 };
+
+// Per op, the host work before it that an every-n-steps statement takes
+// with it from its calls alone: the work between two consecutive ops of the
+// statement's site (`site_of_op`), a read-back's copy and its sync among
+// them.
+std::vector<uint64_t> work_between_statement_calls(const Program& program, const std::vector<SiteFix>& fixes,
+                                                   const std::vector<uint32_t>& site_of_op);
 
 // The program with each given site's ops changed by its fix. `marks`: the
 // sites to read instead of the ops' own (Op::site) when not null. For

@@ -54,7 +54,7 @@ class _LineWatch:
     """
 
     MARKERS_LOOKED_AT = 4
-    MAX_CODES = 16
+    MAX_CODES = 32
 
     def __init__(self):
         self._left = self.MARKERS_LOOKED_AT
@@ -110,20 +110,31 @@ class _LineWatch:
         torch = sys.modules.get("torch")
         if torch is not None and getattr(torch, "__file__", None):
             paths.append(os.path.dirname(os.path.abspath(torch.__file__)))
+        stdlib = []
         for key in ("stdlib", "platstdlib"):
             path = sysconfig.get_paths().get(key)
             if path:
-                paths.append(os.path.abspath(path))
-        return tuple(os.path.join(p, "") for p in paths)
+                stdlib.append(os.path.join(os.path.abspath(path), ""))
+        return tuple(os.path.join(p, "") for p in paths), tuple(stdlib)
+
+    def _is_framework(self, file):
+        if file.startswith("<"):  # frozen modules, generated code
+            return True
+        own, stdlib = self._framework
+        path = os.path.abspath(file)
+        if path.startswith(own):
+            return True
+        # The standard library's folder may hold the installed packages too
+        # (lib/python3.12/site-packages): those are libraries, watched.
+        parts = path.split(os.sep)
+        return path.startswith(stdlib) and "site-packages" not in parts and "dist-packages" not in parts
 
     def _watch(self, frame):
         events = self._monitoring.events
         wanted = events.LINE | events.PY_RETURN | events.PY_YIELD
         while frame is not None and len(self._codes) < self.MAX_CODES:
             code = frame.f_code
-            file = code.co_filename
-            if code not in self._codes and not file.startswith("<") and \
-                    not os.path.abspath(file).startswith(self._framework):
+            if code not in self._codes and not self._is_framework(code.co_filename):
                 self._monitoring.set_local_events(self._tool, code, wanted)
                 self._codes.add(code)
             frame = frame.f_back

@@ -177,6 +177,43 @@ TEST(StatementSpan, ALineThatAlsoRunsManyCallsIsBoundByItsCallsAlone) {
   EXPECT_EQ(span.executions_from_lines, 0u);
 }
 
+// A read-back inside a helper (`helper.py:134`) called from the line
+// `loop_file:50`, whose line events the recording has (the helper's own
+// code has none: it is not on the optimizer step's stack).
+StatementSpan helper_span(const std::string& loop_file) {
+  constexpr uint32_t kHelper = 5, kLoop = 6, kRead = 31;
+  syncscope::testing::Stream s;
+  Recording r;
+  for (int step = 0; step < 3; ++step) {
+    const uint64_t start = s.now();
+    Event& begin = s.call(ApiId::syncscope_python_line, 0, 0);
+    begin.dst = kLoop;
+    begin.bytes = 50;
+    s.idle(40000);
+    read_back(s, kRead);
+    s.idle(40000);
+    Event& next = s.call(ApiId::syncscope_python_line, 0, 0);
+    next.dst = kLoop;
+    next.bytes = 51;
+    s.launch(0xe, 0);
+    r.steps.emplace_back(start, s.now());
+  }
+  r.trace.events = s.events();
+  add_stacks(&r.trace);
+  r.trace.python_code[kHelper] = PythonCode{"/home/u/helper.py", "log_loss", 130};
+  r.trace.python_code[kLoop] = PythonCode{loop_file, "loop", 40};
+  r.trace.python_stacks[kRead] = {{kHelper, 134}, {kLoop, 50}, {kUserCode, 71}};
+  TraceProgram p = program_from_trace(r.trace, r.steps, {});
+  return statement_span(p, r.trace, 1, kRead);
+}
+
+TEST(StatementSpan, PastTheLineThatSyncsOnlyTheUsersLinesStandForIt) {
+  // The user's loop calling a helper: running that line every N steps is the fix.
+  EXPECT_EQ(helper_span("/home/u/train.py").executions_from_lines, 3u);
+  // A library's loop calling its logging hooks runs them whatever the user sets.
+  EXPECT_EQ(helper_span("/venv/lib/python3.12/site-packages/lightning/loops/loop.py").executions_from_lines, 0u);
+}
+
 TEST(StatementSpan, NoneWithoutALineOutsidePyTorch) {
   Recording r = print_loop(1);
   TraceProgram p = program_from_trace(r.trace, r.steps, {});
