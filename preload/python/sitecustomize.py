@@ -19,7 +19,7 @@ steps of a loop that updates by hand, without torch.optim.
 
 Then it runs the sitecustomize module it shadows, if any, as Python would
 have. SYNCSCOPE_STEP_MARKERS=0 turns the markers off, SYNCSCOPE_LINE_EVENTS=0
-the line watch alone. Nothing here may change
+the line watch alone (=all: libraries' loops too). Nothing here may change
 what the program does: a marker that cannot be set up is left out.
 """
 import os
@@ -45,12 +45,15 @@ class _LineWatch:
     sys.monitoring (Python 3.12+) calls libsyncscope.so's builtin for each
     LINE of a watched code object and each return or yield from it; the
     recorder makes each a syncscope_python_line event. Watched: the code
-    objects on the stack of the first few step markers that are neither
-    PyTorch's nor the standard library's (a loop at module level, a
-    train() function, Lightning's or Trainer's loop), at most
-    MAX_CODES. The loop's statements then have a start and an end in the
-    trace: what "print every N steps" would remove from a step is the whole
-    statement, its Python work too (docs/what-if.md).
+    objects of the user's own files on the stack of the first few step
+    markers (a loop at module level, a train() function, the helper that
+    runs a step), at most MAX_CODES. The loop's statements then have a
+    start and an end in the trace: what "print every N steps" would remove
+    from a step is the whole statement, its Python work too
+    (docs/what-if.md). A library's loop (Lightning's, Trainer's) is watched
+    only with SYNCSCOPE_LINE_EVENTS=all: Lightning's makes about 1,150 line
+    events a step (an H200, lightning 2.6), and the analysis uses a
+    library's line only where it is the line that syncs.
     """
 
     MARKERS_LOOKED_AT = 4
@@ -62,6 +65,7 @@ class _LineWatch:
         self._tool = None
         self._codes = set()
         self._framework = None
+        self._libraries = os.environ.get("SYNCSCOPE_LINE_EVENTS", "1") == "all"
 
     def look(self, frame):
         if self._left <= 0:
@@ -117,24 +121,27 @@ class _LineWatch:
                 stdlib.append(os.path.join(os.path.abspath(path), ""))
         return tuple(os.path.join(p, "") for p in paths), tuple(stdlib)
 
-    def _is_framework(self, file):
+    def _is_watched(self, file):
+        """The user's own code; with SYNCSCOPE_LINE_EVENTS=all, libraries' too."""
         if file.startswith("<"):  # frozen modules, generated code
-            return True
+            return False
         own, stdlib = self._framework
         path = os.path.abspath(file)
         if path.startswith(own):
-            return True
+            return False
         # The standard library's folder may hold the installed packages too
-        # (lib/python3.12/site-packages): those are libraries, watched.
+        # (a venv's lib/python3.12/site-packages): those are libraries.
         parts = path.split(os.sep)
-        return path.startswith(stdlib) and "site-packages" not in parts and "dist-packages" not in parts
+        if "site-packages" in parts or "dist-packages" in parts:
+            return self._libraries
+        return not path.startswith(stdlib)
 
     def _watch(self, frame):
         events = self._monitoring.events
         wanted = events.LINE | events.PY_RETURN | events.PY_YIELD
         while frame is not None and len(self._codes) < self.MAX_CODES:
             code = frame.f_code
-            if code not in self._codes and not self._is_framework(code.co_filename):
+            if code not in self._codes and self._is_watched(code.co_filename):
                 self._monitoring.set_local_events(self._tool, code, wanted)
                 self._codes.add(code)
             frame = frame.f_back
