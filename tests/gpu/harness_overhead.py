@@ -21,6 +21,7 @@ Modes:
   nopython   default with SYNCSCOPE_PYTHON=0 (no Python frames)
   nomarkers  default with SYNCSCOPE_STEP_MARKERS=0 (no optimizer/backward hooks)
   nolines    default with SYNCSCOPE_LINE_EVENTS=0 (no line watch, Python 3.12+)
+  alllines   default with SYNCSCOPE_LINE_EVENTS=all (libraries' loops watched too)
   toggle     `syncscope run --dormant`, the program recording every other
              block of steps from inside (harness_bench.py --toggle N, N from
              --toggle-steps, more steps than usual: TOGGLE_LENGTH): recording
@@ -55,6 +56,7 @@ ENV_OF_MODE = {
     "nopython": {"SYNCSCOPE_PYTHON": "0"},
     "nomarkers": {"SYNCSCOPE_STEP_MARKERS": "0"},
     "nolines": {"SYNCSCOPE_LINE_EVENTS": "0"},
+    "alllines": {"SYNCSCOPE_LINE_EVENTS": "all"},
     # toggle+timeline: the recorded blocks also record the full GPU timeline
     # (harness_bench.py passes it to the recorder's start request): the
     # timeline's cost while a sampling burst is open.
