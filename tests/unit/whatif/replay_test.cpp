@@ -126,8 +126,9 @@ TEST(WhatIf, ReadLaterDropsTheWaitAndKeepsTheCopyAndTheHostWork) {
   for (const Op& op : fixed.ops) EXPECT_NE(op.kind, OpKind::kStreamSync);
 }
 
-TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
-  // host 100 µs, launch, [statement: 7 µs, launch, 9 µs, copy, 2 µs, sync], 11 µs, launch.
+// host 100 µs, launch, [statement: 7 µs, launch, 9 µs, copy, 2 µs, sync],
+// 11 µs, launch; the statement's ops are site 4.
+Program print_statement_program() {
   Op before = enqueue(kLegacyStream, 10 * kUs);
   before.host_before_ns = 100 * kUs;
   Op inner = enqueue(kLegacyStream, 10 * kUs);
@@ -141,7 +142,11 @@ TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
   sync.host_before_ns = 2 * kUs;
   Op after = enqueue(kLegacyStream, 10 * kUs);
   after.host_before_ns = 11 * kUs;
-  Program p = program({before, inner, copy, sync, after});
+  return program({before, inner, copy, sync, after});
+}
+
+TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
+  Program p = print_statement_program();
   const OpMarks marks{{0, 4, 4, 4, 0}, {}};
   Program fixed = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
   ASSERT_EQ(fixed.ops.size(), 4u) << "the sync goes";
@@ -154,22 +159,9 @@ TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
 }
 
 TEST(WhatIf, EveryNStepsTakesTheStatementsWorkBeforeItsFirstCallAndAfterItsLastWhenLinesBoundIt) {
-  // host 100 µs, launch, 7 µs (the statement's line begins 5 µs before its
-  // first call), [launch, 9 µs, copy, 2 µs, sync], 11 µs (the next line
-  // begins 6 µs after the sync), launch.
-  Op before = enqueue(kLegacyStream, 10 * kUs);
-  before.host_before_ns = 100 * kUs;
-  Op inner = enqueue(kLegacyStream, 10 * kUs);
-  inner.host_before_ns = 7 * kUs;
-  Op copy = enqueue(kLegacyStream, 2 * kUs);
-  copy.kind = OpKind::kBlockingCopy;
-  copy.host_before_ns = 9 * kUs;
-  Op sync;
-  sync.kind = OpKind::kStreamSync;
-  sync.host_before_ns = 2 * kUs;
-  Op after = enqueue(kLegacyStream, 10 * kUs);
-  after.host_before_ns = 11 * kUs;
-  Program p = program({before, inner, copy, sync, after});
+  // The same program; the statement's line begins 5 µs before its first
+  // call, the next line 6 µs after its last.
+  Program p = print_statement_program();
   const OpMarks marks{{0, 4, 4, 4, 0}, {0, 5 * kUs, 9 * kUs, 2 * kUs, 6 * kUs}};
   Program fixed = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
   ASSERT_EQ(fixed.ops.size(), 4u);

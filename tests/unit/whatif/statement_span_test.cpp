@@ -32,56 +32,44 @@ void read_back(syncscope::testing::Stream& s, uint32_t stack) {
   s.call(ApiId::cudaStreamSynchronize, 5000, 0, stack);
 }
 
-// Each step: 2 launches, the print statement (a read-back, `between`
-// launches, a read-back), a launch, the line-9 read-back. With
-// `other_thread`, a launch of another thread inside the print.
-Recording print_loop(int between, bool other_thread = false) {
-  syncscope::testing::Stream s;
-  Recording r;
-  for (int step = 0; step < 3; ++step) {
-    const uint64_t start = s.now();
-    s.launch(0xa, 0);
-    s.launch(0xb, 0);
-    read_back(s, kPrintFirst);
-    for (int k = 0; k < between; ++k) s.launch(0xc, 0);
-    if (other_thread) s.launch(0xd, 0).tid = 2;
-    read_back(s, kPrintSecond);
-    s.launch(0xe, 0);
-    read_back(s, kOtherLine);
-    r.steps.emplace_back(start, s.now());
-  }
-  r.trace.events = s.events();
-  add_stacks(&r.trace);
-  return r;
-}
-
 void line_event(syncscope::testing::Stream& s, uint32_t line) {
   Event& e = s.call(ApiId::syncscope_python_line, 0, 0);
   e.dst = kUserCode;
   e.bytes = line;
 }
 
-// print_loop with the line watch's events: line 7 begins `head_us` before
-// print's first read-back (with `head_launches` launches in between: its
-// formatting kernels, or a forward pass), and the next line, 9, 30 µs
-// after its last.
-// Lines only in the first `watched_steps` (then the watch's budget is spent).
-Recording print_loop_with_lines(int head_launches, uint64_t head_us, int watched_steps = 3) {
+// A step's shape: 2 launches, the print statement (`head_launches` launches,
+// a read-back, `between` launches, a read-back), a launch, the line-9
+// read-back. With `other_thread`, a launch of another thread inside the
+// print. In the first `watched_steps`, the line watch's events: line 5
+// begins the step, line 7 begins `head_us` before print's first call, and
+// line 9, `tail_us` after its last (the watch's budget is spent after).
+struct LoopShape {
+  int between = 1;
+  bool other_thread = false;
+  int head_launches = 0;
+  uint64_t head_us = 0;
+  uint64_t tail_us = 0;
+  int watched_steps = 0;
+};
+
+Recording print_loop(const LoopShape& shape) {
   syncscope::testing::Stream s;
   Recording r;
   for (int step = 0; step < 3; ++step) {
-    const bool watched = step < watched_steps;
+    const bool watched = step < shape.watched_steps;
     const uint64_t start = s.now();
     if (watched) line_event(s, 5);
     s.launch(0xa, 0);
     s.launch(0xb, 0);
     if (watched) line_event(s, 7);
-    s.idle(head_us * 1000);
-    for (int k = 0; k < head_launches; ++k) s.launch(0xf, 0);
+    s.idle(shape.head_us * 1000);
+    for (int k = 0; k < shape.head_launches; ++k) s.launch(0xf, 0);
     read_back(s, kPrintFirst);
-    s.launch(0xc, 0);
+    for (int k = 0; k < shape.between; ++k) s.launch(0xc, 0);
+    if (shape.other_thread) s.launch(0xd, 0).tid = 2;
     read_back(s, kPrintSecond);
-    s.idle(30000);
+    s.idle(shape.tail_us * 1000);
     if (watched) line_event(s, 9);
     s.launch(0xe, 0);
     read_back(s, kOtherLine);
@@ -90,6 +78,17 @@ Recording print_loop_with_lines(int head_launches, uint64_t head_us, int watched
   r.trace.events = s.events();
   add_stacks(&r.trace);
   return r;
+}
+
+Recording print_loop(int between, bool other_thread = false) {
+  return print_loop(LoopShape{between, other_thread});
+}
+
+// Line 7 begins `head_us` before print's first read-back (with
+// `head_launches` launches in between: its formatting kernels, or a forward
+// pass), line 9 30 µs after its last.
+Recording print_loop_with_lines(int head_launches, uint64_t head_us, int watched_steps = 3) {
+  return print_loop(LoopShape{1, false, head_launches, head_us, 30, watched_steps});
 }
 
 // The ops marked, as a string of '.' and 'x' per step ("|" between steps).
