@@ -7,8 +7,8 @@
 
 namespace syncscope {
 
-void add_predictions(const ProcessTrace& trace, Analysis* analysis) {
-  const whatif::Predictions predictions = whatif::predict_findings(trace, *analysis);
+void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOwnershipOptions& code) {
+  const whatif::Predictions predictions = whatif::predict_findings(trace, *analysis, code);
   for (size_t i = 0; i < analysis->findings.size(); ++i) {
     if (!predictions.findings[i]) continue;
     const whatif::Prediction& p = predictions.findings[i]->prediction;

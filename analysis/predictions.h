@@ -7,10 +7,12 @@
 #pragma once
 
 #include "detectors/analysis.h"
+#include "trace/code_ownership.h"
 #include "trace/reader.h"
 
 namespace syncscope {
 
-void add_predictions(const ProcessTrace& trace, Analysis* analysis);
+// `code`: --user-code, --library-code (whatif/statement_span.h).
+void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOwnershipOptions& code = {});
 
 }  // namespace syncscope

@@ -53,12 +53,12 @@ ProcessTrace read_stretch(TraceStream& stream, uint64_t window_events, std::pair
 
 }  // namespace
 
-AnalysedTrace analyze_read_trace(ProcessTrace trace, const StepOptions& steps) {
+AnalysedTrace analyze_read_trace(ProcessTrace trace, const StepOptions& steps, const CodeOwnershipOptions& code) {
   AnalysedTrace out;
   out.summary = summarize(trace);
   if (!trace.events.empty()) {  // all dropped: nothing to analyse
     out.analysis = analyze(trace, steps);
-    add_predictions(trace, &out.analysis);
+    add_predictions(trace, &out.analysis, code);
   }
   out.span = span_of(trace.events);
   out.threads = threads_of(trace.events);
@@ -85,12 +85,12 @@ absl::StatusOr<AnalysedTrace> analyze_trace(const std::string& file, const Trace
   if (!too_long || stream.has_gpu_work()) {
     ProcessTrace trace = stream.read_whole();
     if (options.between) restrict_to_stretch(trace, options.between->first, options.between->second);
-    return analyze_read_trace(std::move(trace), options.steps);
+    return analyze_read_trace(std::move(trace), options.steps, options.code);
   }
   if (options.between) {
     ProcessTrace trace = read_stretch(stream, options.window_events, *options.between);
     restrict_to_stretch(trace, options.between->first, options.between->second);
-    return analyze_read_trace(std::move(trace), options.steps);
+    return analyze_read_trace(std::move(trace), options.steps, options.code);
   }
   return analyze_in_windows(stream, options);
 }

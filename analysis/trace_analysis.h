@@ -17,6 +17,7 @@
 #include "detectors/analysis.h"
 #include "detectors/api_summary.h"
 #include "segmentation/segmentation.h"
+#include "trace/code_ownership.h"
 #include "trace/reader.h"
 
 namespace syncscope {
@@ -34,6 +35,9 @@ struct TraceAnalysisOptions {
   uint64_t fold_above_calls = 8000000;
   // Progress of a long read ("analysed window 3 ..."); none when empty.
   std::function<void(const std::string&)> progress;
+  // --user-code, --library-code: whose line a what-if's statement is
+  // (whatif/statement_span.h), as the report names the lines.
+  CodeOwnershipOptions code;
 };
 
 // Past this many windows' worth of events held for the report (a directory
@@ -75,7 +79,7 @@ struct AnalysedTraces {
 AnalysedTraces analyze_traces(const std::vector<std::string>& files, const TraceAnalysisOptions& options);
 
 // A trace already read whole (a test's, a stretch of one), analysed.
-AnalysedTrace analyze_read_trace(ProcessTrace trace, const StepOptions& steps);
+AnalysedTrace analyze_read_trace(ProcessTrace trace, const StepOptions& steps, const CodeOwnershipOptions& code = {});
 
 // Only its segmentation into phases and steps, every event's place
 // (`syncscope dump --phases`).

@@ -12,7 +12,9 @@ namespace syncscope {
 AnalysedTrace analyze_in_windows(TraceStream& stream, const TraceAnalysisOptions& options) {
   const uint64_t per_window = options.window_events;
   // The first windows with steps are predicted on their own (detectors/windowed_predictions.h).
-  WindowedAnalysis windows(options.steps, [](const ProcessTrace& window, Analysis* a) { add_predictions(window, a); });
+  WindowedAnalysis windows(options.steps, [&options](const ProcessTrace& window, Analysis* a) {
+    add_predictions(window, a, options.code);
+  });
   AnalysedTrace out;
   std::set<uint32_t> threads;
   // One window is held back until the next is read: a short last one is

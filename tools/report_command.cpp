@@ -73,6 +73,7 @@ TraceAnalysisOptions analysis_options(const ReportSettings& settings) {
   TraceAnalysisOptions options;
   options.steps = settings.analysis.steps;
   options.between = settings.between;
+  options.code = settings.analysis.code;
   options.window_events = window_events();
   options.fold_above_calls = fold_above_calls();
   options.progress = [](const std::string& message) { spdlog::info("{}", message); };

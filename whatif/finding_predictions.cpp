@@ -30,7 +30,7 @@ SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid,
 // drops them all), with the statement's own host work.
 // `whole_statements`, when given: whether line events bounded every
 // execution of each every-n-steps statement.
-OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace,
+OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace, const CodeOwnershipOptions& code,
                   const std::vector<std::pair<SiteSpec, Fix>>& fixes, bool* whole_statements = nullptr) {
   std::vector<SiteSpec> sites;
   for (const auto& [spec, fix] : fixes) sites.push_back(spec);
@@ -38,7 +38,7 @@ OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace,
   std::vector<uint64_t> statement_work(program.program.ops.size(), 0);
   for (const auto& [spec, fix] : fixes) {
     if (fix != Fix::kEveryNSteps) continue;
-    const StatementSpan span = statement_span(program, trace, spec.tid, spec.stack_id);
+    const StatementSpan span = statement_span(program, trace, spec.tid, spec.stack_id, code);
     if (whole_statements != nullptr && (span.executions == 0 || span.executions_from_lines < span.executions)) {
       *whole_statements = false;
     }
@@ -61,7 +61,7 @@ OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace,
 
 }  // namespace
 
-Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis) {
+Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code) {
   Predictions out;
   out.findings.resize(analysis.findings.size());
   const std::map<int, Steps> phases = steps_by_phase(analysis);
@@ -84,7 +84,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const auto& [program, base] = phase->second;
     const uint32_t site = static_cast<uint32_t>(i + 1);
     bool whole_statement = true;
-    const OpMarks marks = marks_for(program, trace, {{site_of(f, site), *fix}}, &whole_statement);
+    const OpMarks marks = marks_for(program, trace, code, {{site_of(f, site), *fix}}, &whole_statement);
     const bool floor = saving_is_a_floor(*fix) && !(*fix == Fix::kEveryNSteps && whole_statement);
     out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor};
     fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
@@ -93,7 +93,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     std::vector<SiteFix> fixes;
     for (const auto& [spec, fix] : fixable) fixes.push_back({spec.site, fix});
     const auto& [program, base] = built.at(phase);
-    const OpMarks marks = marks_for(program, trace, fixable);
+    const OpMarks marks = marks_for(program, trace, code, fixable);
     out.phases.push_back(PhasePrediction{phase, predict(base, fixes, &marks)});
   }
   return out;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "detectors/analysis.h"
+#include "trace/code_ownership.h"
 #include "trace/reader.h"
 #include "whatif/prediction.h"
 #include "whatif/what_if.h"
@@ -35,6 +36,8 @@ struct Predictions {
   std::vector<PhasePrediction> phases;
 };
 
-Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis);
+// `code`: --user-code, --library-code, for the statement of a read-back
+// (statement_span.h) as the report names its line.
+Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code = {});
 
 }  // namespace syncscope::whatif

@@ -16,7 +16,8 @@ namespace {
 // The statement's frames, outermost last: the stack's frames from its line
 // that syncs outwards. Empty when every frame is PyTorch's or the standard
 // library's (or the stack has no Python frames).
-std::vector<PythonFrame> statement_frames(const ProcessTrace& trace, uint32_t stack_id) {
+std::vector<PythonFrame> statement_frames(const ProcessTrace& trace, uint32_t stack_id,
+                                          const CodeOwnershipOptions& options) {
   auto stack = trace.python_stacks.find(stack_id);
   if (stack == trace.python_stacks.end()) return {};
   const std::string cwd = trace.info(info_key::kCwd);
@@ -24,7 +25,7 @@ std::vector<PythonFrame> statement_frames(const ProcessTrace& trace, uint32_t st
   for (size_t i = 0; i < frames.size(); ++i) {
     auto code = trace.python_code.find(frames[i].code_id);
     const std::string& file = code != trace.python_code.end() ? code->second.file : std::string();
-    if (outside_framework(code_owner(file, {}, cwd).owner)) {
+    if (outside_framework(code_owner(file, options, cwd).owner)) {
       return std::vector<PythonFrame>(frames.begin() + static_cast<std::ptrdiff_t>(i), frames.end());
     }
   }
@@ -78,7 +79,8 @@ class StatementMatcher {
 // on_train_batch_end) whatever the user sets; running it less often is no
 // fix the user can make.
 std::vector<std::pair<uint64_t, uint64_t>> line_executions(const ProcessTrace& trace, uint32_t tid,
-                                                           const std::vector<PythonFrame>& statement) {
+                                                           const std::vector<PythonFrame>& statement,
+                                                           const CodeOwnershipOptions& options) {
   const auto line_api = static_cast<uint16_t>(ApiId::syncscope_python_line);
   std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint32_t>>> lines_of_code;  // code -> (when, line)
   for (const Event& e : trace.events) {
@@ -92,7 +94,9 @@ std::vector<std::pair<uint64_t, uint64_t>> line_executions(const ProcessTrace& t
     const PythonFrame& frame = statement[f];
     if (f > 0) {
       auto code = trace.python_code.find(frame.code_id);
-      if (code == trace.python_code.end() || code_owner(code->second.file, {}, cwd).owner != CodeOwner::kUser) continue;
+      if (code == trace.python_code.end() || code_owner(code->second.file, options, cwd).owner != CodeOwner::kUser) {
+        continue;
+      }
     }
     auto found = lines_of_code.find(frame.code_id);
     if (found == lines_of_code.end()) continue;
@@ -203,13 +207,13 @@ void add_host_work_inside(const TraceProgram& built, const std::vector<uint64_t>
 
 }  // namespace
 
-StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid,
-                             uint32_t stack_id) {
+StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid, uint32_t stack_id,
+                             const CodeOwnershipOptions& code) {
   const size_t n = built.call_site_of_op.size();
   StatementSpan out{std::vector<bool>(n, false), std::vector<uint64_t>(n, 0), 0, 0};
-  std::vector<PythonFrame> statement = statement_frames(trace, stack_id);
+  std::vector<PythonFrame> statement = statement_frames(trace, stack_id, code);
   if (statement.empty()) return out;
-  const std::vector<std::pair<uint64_t, uint64_t>> lines = line_executions(trace, tid, statement);
+  const std::vector<std::pair<uint64_t, uint64_t>> lines = line_executions(trace, tid, statement, code);
   StatementMatcher matcher(trace, std::move(statement));
 
   const std::vector<uint64_t> starts = op_starts(built, trace);

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "trace/code_ownership.h"
 #include "trace/reader.h"
 #include "whatif/trace_program.h"
 
@@ -59,7 +60,8 @@ struct StatementSpan {
 // events, preload/python/line_events.cpp) take the median work before the
 // first call and after the last of those it bounded. Empty spans when the
 // site has no Python frame outside PyTorch and the standard library.
-StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid,
-                             uint32_t stack_id);
+// `code`: --user-code, --library-code, as the report names the line.
+StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid, uint32_t stack_id,
+                             const CodeOwnershipOptions& code = {});
 
 }  // namespace syncscope::whatif

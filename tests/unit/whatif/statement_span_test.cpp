@@ -179,7 +179,7 @@ TEST(StatementSpan, ALineThatAlsoRunsManyCallsIsBoundByItsCallsAlone) {
 // A read-back inside a helper (`helper.py:134`) called from the line
 // `loop_file:50`, whose line events the recording has (the helper's own
 // code has none: it is not on the optimizer step's stack).
-StatementSpan helper_span(const std::string& loop_file) {
+StatementSpan helper_span(const std::string& loop_file, const CodeOwnershipOptions& code = {}) {
   constexpr uint32_t kHelper = 5, kLoop = 6, kRead = 31;
   syncscope::testing::Stream s;
   Recording r;
@@ -203,7 +203,7 @@ StatementSpan helper_span(const std::string& loop_file) {
   r.trace.python_code[kLoop] = PythonCode{loop_file, "loop", 40};
   r.trace.python_stacks[kRead] = {{kHelper, 134}, {kLoop, 50}, {kUserCode, 71}};
   TraceProgram p = program_from_trace(r.trace, r.steps, {});
-  return statement_span(p, r.trace, 1, kRead);
+  return statement_span(p, r.trace, 1, kRead, code);
 }
 
 TEST(StatementSpan, PastTheLineThatSyncsOnlyTheUsersLinesStandForIt) {
@@ -211,6 +211,13 @@ TEST(StatementSpan, PastTheLineThatSyncsOnlyTheUsersLinesStandForIt) {
   EXPECT_EQ(helper_span("/home/u/train.py").executions_from_lines, 3u);
   // A library's loop calling its logging hooks runs them whatever the user sets.
   EXPECT_EQ(helper_span("/venv/lib/python3.12/site-packages/lightning/loops/loop.py").executions_from_lines, 0u);
+  // As the report names lines: --library-code and --user-code move files.
+  CodeOwnershipOptions vendored;
+  vendored.library_code = {"/home/u/vendor"};
+  EXPECT_EQ(helper_span("/home/u/vendor/loop.py", vendored).executions_from_lines, 0u);
+  CodeOwnershipOptions editable;
+  editable.user_code = {"/venv/lib/python3.12/site-packages/mylib"};
+  EXPECT_EQ(helper_span("/venv/lib/python3.12/site-packages/mylib/loop.py", editable).executions_from_lines, 3u);
 }
 
 TEST(StatementSpan, NoneWithoutALineOutsidePyTorch) {
