@@ -104,7 +104,7 @@ void check(const std::string& mode, bool timeline) {
 const std::string kPrintLoop = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/print_loop.py";
 const std::string kStandIns = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
 constexpr int kPrintSteps = 150;
-constexpr uint32_t kPrintLine = 66;
+constexpr uint32_t kPrintLine = 56;
 
 std::map<std::string, std::string> python_env() {
   std::map<std::string, std::string> env = fake_runtime_env();
@@ -120,13 +120,15 @@ double plain_print_step_us(const std::string& variant) {
 }
 
 // The prediction for each of the print's read-backs (one per site, the
-// same statement) from a recording of the broken loop; the line watch's
-// events emulated when `line_events`.
+// same statement) from a recording of the broken loop; with `line_events`,
+// syncscope's line watch on (sitecustomize.py, with fake_monitoring.py
+// standing in for sys.monitoring before Python 3.12), else off.
 std::vector<whatif::FindingPrediction> print_predictions(bool line_events, double* waits_us) {
   std::map<std::string, std::string> env = python_env();
   if (line_events) {
-    env["PRINT_LOOP_LINE_EVENTS"] = "1";
-    env["SYNCSCOPE_LINE_EVENTS"] = "0";  // Python 3.12+: not the line watch's events too
+    env["PRINT_LOOP_LINE_WATCH"] = "1";
+  } else {
+    env["SYNCSCOPE_LINE_EVENTS"] = "0";
   }
   const std::string dir = fresh_dir(line_events ? "what-if-print-lines" : "what-if-print");
   RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir, "--", "/usr/bin/env", "python3", kPrintLoop,

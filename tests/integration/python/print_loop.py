@@ -7,9 +7,9 @@ every-n-steps what-if on the fake runtime (tests/integration/what_if_test.cpp).
     python3 print_loop.py STEPS broken|fixed
 
 Prints step_us=MEAN: the mean step from a fifth to 90% of the run. With
-PRINT_LOOP_LINE_EVENTS=1 under syncscope, the loop reports its lines to the
-recorder's sys.monitoring callback itself, as the line watch
-(sitecustomize.py) has Python 3.12+ do, on any Python.
+PRINT_LOOP_LINE_WATCH=1 on a Python without sys.monitoring (before 3.12),
+fake_monitoring.py stands in for it, so that syncscope's line watch
+(sitecustomize.py) records the loop's lines as it does on 3.12+.
 """
 import ctypes
 import os
@@ -32,17 +32,10 @@ def busy(us):
         pass
 
 
-def line_callback():
-    """libsyncscope.so's sys.monitoring LINE callback, or one doing nothing."""
-    if os.environ.get("PRINT_LOOP_LINE_EVENTS") == "1":
-        try:
-            make = ctypes.PyDLL(None).syncscope_python_line_callback
-            make.restype = ctypes.py_object
-            make.argtypes = [ctypes.py_object]
-            return make(object())  # what it answers when its budget is spent (sys.monitoring.DISABLE)
-        except (AttributeError, ValueError):
-            pass
-    return lambda code, line: None
+if os.environ.get("PRINT_LOOP_LINE_WATCH") == "1" and not hasattr(sys, "monitoring"):
+    import fake_monitoring  # noqa: E402
+
+    sys.monitoring = fake_monitoring.FakeMonitoring()
 
 
 def main():
@@ -52,18 +45,15 @@ def main():
     cuda.cudaMalloc(ctypes.byref(device), ctypes.c_size_t(64))
     cuda.cudaMallocHost(ctypes.byref(host), ctypes.c_size_t(64))
     optimizer = torch.optim.Optimizer()
-    line, code = line_callback(), sys._getframe().f_code
     starts = []
     for _ in range(steps):
-        line(code, sys._getframe().f_lineno)  # a line event of the loop's first line
         starts.append(time.perf_counter())
         busy(STEP_WORK_US)
         for _ in range(4):
             cuda.cudaMemsetAsync(device, 0, ctypes.c_size_t(64), stream)
         optimizer.step()
         if variant == "broken":
-            line(code, sys._getframe().f_lineno + 1)  # the print's line event
-            torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)  # the print: line 66
+            torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)  # the print: line 56
     text = torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)
     cuda.cudaStreamSynchronize(stream)
     first, last = steps // 5, int(steps * 0.9)
