@@ -170,8 +170,13 @@ void Writer::collect() {
     // A trace read in windows keeps no calls to draw: its steps (the first
     // WindowedAnalysis::kMaxStepFigures) and findings are drawn; `report
     // --between` pictures a stretch whole.
-    for (size_t i = 0; i < t.events.size(); ++i)
+    // The line watch's events (a dozen a step, without a duration) mark
+    // where statements begin for the what-if; as slices they would bury
+    // the calls.
+    for (size_t i = 0; i < t.events.size(); ++i) {
+      if (t.events[i].api == static_cast<uint16_t>(ApiId::syncscope_python_line)) continue;
       items_.push_back({t.events[i].start_ns, process_index, ItemKind::kCall, 0, i});
+    }
     for (size_t i = 0; i < t.gpu_activity.size(); ++i) {
       const GpuActivity& a = t.gpu_activity[i];
       if (gpu_kind_is_work(a.kind) && a.end_ns >= a.start_ns)

@@ -142,6 +142,16 @@ class TraceDump {
 
   int64_t relative(uint64_t ns) const { return static_cast<int64_t>(ns - base_ns_); }
   const PythonLine& python_line(uint32_t stack_id);
+  // An event's Python line: its stack's, or for the line watch's events
+  // the line they mark (0: the frame returned or yielded).
+  static bool line_event(const Event& e) { return e.api == static_cast<uint16_t>(ApiId::syncscope_python_line); }
+  PythonLine event_line(const Event& e) {
+    if (line_event(e)) {
+      const auto code = static_cast<uint32_t>(e.dst);
+      return PythonLine{true, code_file(code), static_cast<uint32_t>(e.bytes), code_function(code)};
+    }
+    return e.stack_id != 0 ? python_line(e.stack_id) : PythonLine{};
+  }
   std::set<std::string> stack_symbols(const ApiTally& a);
   std::string thread_name(uint32_t tid) const {
     auto it = trace_.thread_names.find(tid);
@@ -305,10 +315,8 @@ json TraceDump::events_json() {
       ev["host_mem"] = host_mem_name(e.host_mem);
     }
     if (e.flags & kFlagError) ev["result"] = e.result;
-    if (e.stack_id != 0) {
-      const PythonLine& line = python_line(e.stack_id);
-      if (line.known) ev["python"] = {{"file", line.file}, {"line", line.line}, {"function", line.function}};
-    }
+    const PythonLine line = event_line(e);
+    if (line.known) ev["python"] = {{"file", line.file}, {"line", line.line}, {"function", line.function}};
     out.push_back(std::move(ev));
   }
   return out;
@@ -484,14 +492,13 @@ void TraceDump::events_text(std::ostream& out) {
   for (size_t i = 0; i < n; ++i) {
     const Event& e = trace_.events[i];
     std::string python;
-    if (e.stack_id != 0) {
-      const PythonLine& line = python_line(e.stack_id);
-      if (line.known) {
-        python = display_source_path(line.file, cwd) + ":" + std::to_string(line.line) + " " + line.function;
-      }
+    const PythonLine line = event_line(e);
+    if (line.known) {
+      python = display_source_path(line.file, cwd) + ":" + (line.line != 0 ? std::to_string(line.line) : "return") +
+               " " + line.function;
     }
     row(seconds(relative(e.start_ns)), std::to_string(e.tid), std::string(api_name(e.api)), stream_label(e.stream),
-        e.bytes ? std::to_string(e.bytes) : "", e.direction != 0 ? copy_kind(e) : "",
+        e.bytes && !line_event(e) ? std::to_string(e.bytes) : "", e.direction != 0 ? copy_kind(e) : "",
         format_duration(e.end_ns - e.start_ns), join(flag_names(e), ","),
         e.stack_id ? std::string("#").append(std::to_string(e.stack_id)) : "", python);
   }

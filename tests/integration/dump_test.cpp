@@ -3,6 +3,8 @@
 // stacks are symbolised and events name their Python line.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "detectors/analysis.h"
@@ -126,6 +128,38 @@ TEST(Dump, EventsNameTheirPythonLine) {
   RunResult text = run({syncscope_bin(), "dump", "--events", traces[0].file});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("ctypes_sync_loop.py:34 read_metric"), std::string::npos) << text.out;
+}
+
+TEST(Dump, LineEventsNameTheLineTheyMark) {
+  // The line watch's events (Python 3.12+'s sys.monitoring, a stand-in on
+  // older Pythons) carry a code object and a line, not a stack.
+  const std::string stand_ins = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
+  const std::string script = stand_ins + "/print_loop.py";
+  std::map<std::string, std::string> env = fake_runtime_env();
+  env["PYTHONPATH"] = stand_ins;
+  env["PRINT_LOOP_LINE_WATCH"] = "1";
+  std::string dir = fresh_dir("dump-lines");
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script,
+                     "20", "broken"},
+                    env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  json doc = dump_json({"--events", traces[0].file});
+  size_t print_lines = 0, returns = 0;
+  for (const json& e : doc["traces"][0]["events"]) {
+    if (e["api"] != "syncscope_python_line") continue;
+    ASSERT_TRUE(e.contains("python")) << e.dump();
+    if (e["python"]["file"] != script) continue;
+    print_lines += e["python"]["line"] == 56 && e["python"]["function"] == "main";
+    returns += e["python"]["line"] == 0;
+  }
+  EXPECT_GE(print_lines, 18u) << "the print's line, each step after the watch began";
+  EXPECT_GE(returns, 1u) << "main returned";
+  RunResult text = run({syncscope_bin(), "dump", "--events", traces[0].file});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("print_loop.py:56 main"), std::string::npos);
+  EXPECT_NE(text.out.find("print_loop.py:return main"), std::string::npos);
 }
 
 }  // namespace

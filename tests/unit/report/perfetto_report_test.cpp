@@ -98,6 +98,30 @@ TEST(Perfetto, HostCallsAreCompleteEventsPerThread) {
   EXPECT_EQ(r.names()[std::make_pair(1000, -1)], "rank 0 (pid 1000): python3 train.py");
 }
 
+TEST(Perfetto, TheLineWatchsEventsAreNotDrawn) {
+  ProcessTrace trace = rank_trace_with_gpu(0);
+  std::vector<Event> with_lines;
+  for (const Event& e : trace.events) {
+    with_lines.push_back(e);
+    Event line{};
+    line.api = static_cast<uint16_t>(ApiId::syncscope_python_line);
+    line.start_ns = line.end_ns = e.start_ns;
+    line.tid = e.tid;
+    line.dst = 1;
+    line.bytes = 7;
+    with_lines.push_back(line);
+  }
+  const size_t calls = trace.events.size();
+  trace.events = std::move(with_lines);
+  Rendered r({trace});
+  size_t drawn = 0;
+  for (const json& e : r.events("X")) {
+    EXPECT_NE(e["name"], "syncscope_python_line");
+    drawn += e["pid"] == 1000 && e["cat"] != "step" && e["cat"] != "phase";
+  }
+  EXPECT_EQ(drawn, calls) << "every call, and nothing else, is a slice";
+}
+
 // A launch put back from a run of aggregated launches says its time is not
 // its own (trace/launch_runs.h); a recorded one says nothing of it.
 TEST(Perfetto, AggregatedLaunchesSayTheirTimeIsSpread) {
