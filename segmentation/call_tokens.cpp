@@ -17,11 +17,4 @@ ThreadTokens tokens_of_thread(const std::vector<Event>& events, uint32_t tid, To
   return seq;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  auto mid = values.begin() + static_cast<long>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
-}
-
 }  // namespace syncscope::segmentation

@@ -71,7 +71,13 @@ struct ThreadTokens {
 ThreadTokens tokens_of_thread(const std::vector<Event>& events, uint32_t tid, Tokenizer& tokenize);
 
 // The middle element (the upper one of an even count): always a value that
-// occurs, so "the step with the median number of calls" exists.
-double median(std::vector<double> values);
+// occurs, so "the step with the median number of calls" exists. 0 when empty.
+template <typename T>
+T median(std::vector<T> values) {
+  if (values.empty()) return T{};
+  auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
 
 }  // namespace syncscope::segmentation

@@ -8,6 +8,7 @@
 
 #include "trace/api.h"
 #include "trace/code_ownership.h"
+#include "segmentation/call_tokens.h"
 #include "trace/process_info_keys.h"
 
 namespace syncscope::whatif {
@@ -109,11 +110,6 @@ std::vector<std::pair<uint64_t, uint64_t>> line_executions(const ProcessTrace& t
     if (!out.empty()) return out;
   }
   return out;
-}
-
-uint64_t median(std::vector<uint64_t> values) {
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
-  return values[values.size() / 2];
 }
 
 // One execution: ops first..last of `built`, both included.
@@ -258,7 +254,7 @@ StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trac
   // take the median work before and after of those it bounded: the same
   // line does the same work.
   if (!heads.empty()) {
-    const uint64_t head = median(heads), tail = median(tails);
+    const uint64_t head = segmentation::median(heads), tail = segmentation::median(tails);
     for (const Execution& calls : unwatched) {
       out.host_work_ns[calls.first] = std::min(head, built.program.ops[calls.first].host_before_ns);
       if (calls.last + 1 < n) {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "segmentation/call_tokens.h"
 #include "trace/api.h"
 #include "trace/event.h"
 #include "trace/gpu_record.h"
@@ -143,10 +144,7 @@ std::unordered_map<WorkKey, uint64_t, WorkKeyHash> typical_gpu_ns(const ProcessT
     samples[work_key(trace.events[static_cast<size_t>(index)])].push_back(ns);
   }
   std::unordered_map<WorkKey, uint64_t, WorkKeyHash> out;
-  for (auto& [key, values] : samples) {
-    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-    out[key] = values[values.size() / 2];
-  }
+  for (auto& [key, values] : samples) out[key] = segmentation::median(std::move(values));
   return out;
 }
 
