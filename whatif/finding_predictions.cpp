@@ -24,24 +24,30 @@ std::map<int, Steps> steps_by_phase(const Analysis& analysis) {
 
 SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid, f.stack_id}; }
 
+// Each every-n-steps site's statement (statement_span.h), found once for its
+// own finding and for "all fixed".
+using Statements = std::map<uint32_t, StatementSpan>;
+
+// Whether line events bounded (or, past the watch's budget, stood for)
+// every execution of the statement: then nothing of it goes unseen.
+bool whole_statement(const StatementSpan& span) {
+  return span.executions > 0 && span.executions_from_lines == span.executions;
+}
+
 // The site of each op the fixes change: each site's own calls, and for
 // every-n-steps all of its statement's (which may hold other sites' calls:
 // print(loss) read back eight times a step on an H200, and printing less
 // drops them all), with the statement's own host work.
-// `whole_statements`, when given: whether line events bounded every
-// execution of each every-n-steps statement.
-OpMarks marks_for(const TraceProgram& program, const ProcessTrace& trace, const CodeOwnershipOptions& code,
-                  const std::vector<std::pair<SiteSpec, Fix>>& fixes, bool* whole_statements = nullptr) {
+OpMarks marks_for(const TraceProgram& program, const Statements& statements,
+                  const std::vector<std::pair<SiteSpec, Fix>>& fixes) {
   std::vector<SiteSpec> sites;
   for (const auto& [spec, fix] : fixes) sites.push_back(spec);
   OpMarks marks{sites_of_ops(program, sites), {}};
   std::vector<uint64_t> statement_work(program.program.ops.size(), 0);
   for (const auto& [spec, fix] : fixes) {
-    if (fix != Fix::kEveryNSteps) continue;
-    const StatementSpan span = statement_span(program, trace, spec.tid, spec.stack_id, code);
-    if (whole_statements != nullptr && (span.executions == 0 || span.executions_from_lines < span.executions)) {
-      *whole_statements = false;
-    }
+    auto statement = statements.find(spec.site);
+    if (fix != Fix::kEveryNSteps || statement == statements.end()) continue;
+    const StatementSpan& span = statement->second;
     for (size_t i = 0; i < span.ops.size() && i < marks.site.size(); ++i) {
       if (span.ops[i]) marks.site[i] = spec.site;
       // Statements of different findings may share the same work (all
@@ -69,6 +75,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
   // Each phase's program and the baseline its fixes are compared with, made
   // once for all of its findings.
   std::map<int, std::pair<TraceProgram, Baseline>> built;
+  Statements statements;
   for (size_t i = 0; i < analysis.findings.size(); ++i) {
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
@@ -83,9 +90,14 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     }
     const auto& [program, base] = phase->second;
     const uint32_t site = static_cast<uint32_t>(i + 1);
-    bool whole_statement = true;
-    const OpMarks marks = marks_for(program, trace, code, {{site_of(f, site), *fix}}, &whole_statement);
-    const bool floor = saving_is_a_floor(*fix) && !(*fix == Fix::kEveryNSteps && whole_statement);
+    bool seen_whole = false;
+    if (*fix == Fix::kEveryNSteps) {
+      const StatementSpan& span =
+          statements.emplace(site, statement_span(program, trace, f.tid, f.stack_id, code)).first->second;
+      seen_whole = whole_statement(span);
+    }
+    const OpMarks marks = marks_for(program, statements, {{site_of(f, site), *fix}});
+    const bool floor = saving_is_a_floor(*fix) && !seen_whole;
     out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor};
     fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
   }
@@ -93,7 +105,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     std::vector<SiteFix> fixes;
     for (const auto& [spec, fix] : fixable) fixes.push_back({spec.site, fix});
     const auto& [program, base] = built.at(phase);
-    const OpMarks marks = marks_for(program, trace, code, fixable);
+    const OpMarks marks = marks_for(program, statements, fixable);
     out.phases.push_back(PhasePrediction{phase, predict(base, fixes, &marks)});
   }
   return out;
