@@ -126,23 +126,31 @@ TEST(WhatIf, ReadLaterDropsTheWaitAndKeepsTheCopyAndTheHostWork) {
   for (const Op& op : fixed.ops) EXPECT_NE(op.kind, OpKind::kStreamSync);
 }
 
-// host 100 µs, launch, [statement: 7 µs, launch, 9 µs, copy, 2 µs, sync],
+// host 100 µs, launch, [statement: 7 µs, `a`, 9 µs, `b`, 2 µs, `c`],
 // 11 µs, launch; the statement's ops are site 4.
-Program print_statement_program() {
+Program statement_program(Op a, Op b, Op c) {
   Op before = enqueue(kLegacyStream, 10 * kUs);
   before.host_before_ns = 100 * kUs;
-  Op inner = enqueue(kLegacyStream, 10 * kUs);
-  inner.host_before_ns = 7 * kUs;
+  a.host_before_ns = 7 * kUs;
+  b.host_before_ns = 9 * kUs;
+  c.host_before_ns = 2 * kUs;
+  Op after = enqueue(kLegacyStream, 10 * kUs);
+  after.host_before_ns = 11 * kUs;
+  return program({before, a, b, c, after});
+}
+
+Op stream_sync() {
+  Op sync;
+  sync.kind = OpKind::kStreamSync;
+  return sync;
+}
+
+// print(loss)'s shape: a launch, a read-back's copy and its sync.
+Program print_statement_program() {
   Op copy = enqueue(kLegacyStream, 2 * kUs);
   copy.kind = OpKind::kBlockingCopy;
   copy.call_ns = 4 * kUs;
-  copy.host_before_ns = 9 * kUs;
-  Op sync;
-  sync.kind = OpKind::kStreamSync;
-  sync.host_before_ns = 2 * kUs;
-  Op after = enqueue(kLegacyStream, 10 * kUs);
-  after.host_before_ns = 11 * kUs;
-  return program({before, inner, copy, sync, after});
+  return statement_program(enqueue(kLegacyStream, 10 * kUs), copy, stream_sync());
 }
 
 TEST(WhatIf, EveryNStepsRemovesTheStatementsCallsAndTheWorkBetweenThem) {
@@ -172,20 +180,8 @@ TEST(WhatIf, EveryNStepsTakesTheStatementsWorkBeforeItsFirstCallAndAfterItsLastW
 }
 
 TEST(WhatIf, EveryNStepsKeepsTheWorkBeforeAStatementThatBeginsWithASync) {
-  // host 100 µs, launch, [statement: 7 µs, sync, 9 µs, launch, 2 µs, sync], 11 µs, launch.
-  Op before = enqueue(kLegacyStream, 10 * kUs);
-  before.host_before_ns = 100 * kUs;
-  Op first;
-  first.kind = OpKind::kStreamSync;
-  first.host_before_ns = 7 * kUs;
-  Op inner = enqueue(kLegacyStream, 10 * kUs);
-  inner.host_before_ns = 9 * kUs;
-  Op last;
-  last.kind = OpKind::kStreamSync;
-  last.host_before_ns = 2 * kUs;
-  Op after = enqueue(kLegacyStream, 10 * kUs);
-  after.host_before_ns = 11 * kUs;
-  Program p = program({before, first, inner, last, after});
+  // The statement: a sync, a launch, a sync.
+  Program p = statement_program(stream_sync(), enqueue(kLegacyStream, 10 * kUs), stream_sync());
   const OpMarks marks{{0, 4, 4, 4, 0}, {}};
   Program fixed = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
   ASSERT_EQ(fixed.ops.size(), 3u) << "both syncs go, the launch stays queued";
