@@ -86,6 +86,8 @@ REPLAY_TOLERANCE = 0.05
 CPUS = ""  # taskset list for every run (--cpus)
 SEPARATE = False  # each twin timed in processes of its own (--separate)
 TIMELINE = "full"  # the GPU timeline of the measured recording (--timeline)
+INTERLEAVE_STEPS = 0  # twins timed in lockstep blocks of this many steps (--interleave-steps), else whole runs
+INTERLEAVER = os.path.join(ROOT, "tests", "gpu", "python", "step_interleaver.py")
 
 
 def pairs(groups, only):
@@ -125,12 +127,53 @@ def time_in_one_process(programs, rounds, result, env=None):
     return measured["mean_step_us"], errors
 
 
+def block_differences(blocks):
+    """Each fixed block against the mean of the broken blocks either side of it, in time order: broken minus fixed,
+    µs per step, which cancels a pace that drifts steadily. Every other such triple, so that no two differences
+    share a block (the interval below treats them as independent)."""
+    diffs, i = [], 0
+    while i + 2 < len(blocks):
+        (p0, b0), (p1, f), (p2, b1) = blocks[i:i + 3]
+        if (p0, p1, p2) == (0, 1, 0):
+            diffs.append((b0 + b1) / 2 - f)
+            i += 4  # the next triple starts past b1, whose next neighbour is a fixed block
+        else:
+            i += 1
+    return diffs
+
+
+def time_interleaved(broken, fixed, result):
+    """The twins in lockstep blocks of INTERLEAVE_STEPS steps in one process (step_interleaver.py): (broken block
+    µs per step, fixed block µs per step, block differences, errors)."""
+    commands = [shlex.join([script] + args) for script, args in (broken, fixed)]
+    rc, tail = run([sys.executable, INTERLEAVER, result, str(INTERLEAVE_STEPS)] + commands,
+                   os.path.dirname(broken[0]))
+    if not os.path.exists(result):
+        return [], [], [], [f"step_interleaver exit {rc}: {tail}"]
+    measured = json.load(open(result))
+    errors = measured["errors"] + ([f"step_interleaver exit {rc}: {tail}"] if rc != 0 else [])
+    blocks = measured["blocks"]
+    return ([us for p, us in blocks if p == 0], [us for p, us in blocks if p == 1], block_differences(blocks),
+            errors)
+
+
 def time_processes(broken, fixed, rounds, processes, result_stem):
     """The twins timed plain `processes` times: per time (median broken µs, median fixed µs), all the runs' steps,
     and errors. In one process each time (both twins, interleaved), or with SEPARATE each twin in its own process,
     broken and fixed alternating (what a user compares: two runs)."""
     per_process, runs, errors = [], {"broken": [], "fixed": []}, []
     for i in range(processes):
+        if INTERLEAVE_STEPS:
+            b, f, diffs, e = time_interleaved(broken, fixed, f"{result_stem}-{i}.json")
+            errors += e
+            runs.setdefault("block_differences", []).append(diffs)
+            if b and f and diffs:
+                # The process's saving is its median block difference: per_process holds (broken, broken - saving).
+                broken_step = statistics.median(b)
+                per_process.append((broken_step, broken_step - statistics.median(diffs)))
+            runs["broken"].append(b)
+            runs["fixed"].append(f)
+            continue
         if SEPARATE:
             order = [("broken", broken), ("fixed", fixed)][:: 1 if i % 2 == 0 else -1]
             steps = {}
@@ -217,10 +260,19 @@ T95 = [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 
 
 
 def paired_saving(runs):
-    """The saving over every round, each broken run against the fixed run interleaved with it in its process: the
+    """With --interleave-steps, the median block difference over every process and its 95% interval (order
+    statistics: a stall of the host in one block moves a mean, not a median). Else the saving over every round, each broken run against the fixed run interleaved with it in its process: the
     mean and its 95% confidence interval (µs), or None with fewer than 3 pairs. On the H200, 2000-step rounds of
     one host-bound twin ranged over ±20% within one process, so the median of 3 processes says little of a 2%
     saving; the interval says how much the measurement can tell."""
+    if "block_differences" in runs:
+        diffs = sorted(d for each in runs["block_differences"] for d in each)
+        if len(diffs) < 10:
+            return None
+        half = 1.96 * len(diffs) ** 0.5 / 2
+        low, high = max(0, int(len(diffs) / 2 - half)), min(len(diffs) - 1, int(len(diffs) / 2 + half + 0.5))
+        return {"rounds": len(diffs), "mean_us": statistics.median(diffs), "ci_us": [diffs[low], diffs[high]],
+                "blocks": True}
     diffs = [b - f for bs, fs in zip(runs["broken"], runs["fixed"]) if bs and fs for b, f in zip(bs, fs)]
     if len(diffs) < 3:
         return None
@@ -288,6 +340,10 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_
     savings = [b - f for b, f in per_process]
     row["broken_step_us"], row["fixed_step_us"] = broken_step, statistics.median(f for _, f in per_process)
     row["measured_saving_us"] = statistics.median(savings)
+    row["paired"] = paired_saving(row["runs_us"])
+    if row["paired"] and row["paired"].get("blocks"):  # lockstep blocks: the median over every process's blocks
+        row["measured_saving_us"] = row["paired"]["mean_us"]
+        row["fixed_step_us"] = broken_step - row["measured_saving_us"]
     row["measured_saving_spread_us"] = [min(savings), max(savings)]
     ok, rule, predicted_saving = judge(row["measured_saving_us"], broken_step, row["measured"])
     replay_errors = [m["replayed_step_us"] / m["recorded_step_us"] - 1 for m in row["measured_each"]]
@@ -298,7 +354,6 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_
         low, _, high = scaled(row["host_bound"], broken_step)
         slack = SMALL_SAVING_TOLERANCE * broken_step
         row["host_bound_holds"] = low - slack <= row["measured_saving_us"] <= high + slack
-    row["paired"] = paired_saving(row["runs_us"])
     # The measurement cannot judge a prediction inside the processes' spread, or inside the 95% interval of the
     # saving over every round.
     within_spread = min(savings) <= predicted_saving <= max(savings) and len(savings) > 1
@@ -336,6 +391,7 @@ def line(row):
             f" | saves {row['measured_saving_us']:7.1f} ({row['measured_saving_us'] / b:+6.1%};"
             f" {len(row['per_process_us'])} processes {low / b:+.1%}..{high / b:+.1%}"
             + (f"; {row['paired']['rounds']} rounds {row['paired']['mean_us'] / b:+.1%},"
+               f"{' (median of blocks)' if row['paired'].get('blocks') else ''}"
                f" 95% CI {row['paired']['ci_us'][0] / b:+.1%}..{row['paired']['ci_us'][1] / b:+.1%}"
                if row.get("paired") else "") + ")"
             f" | predicted {pred:7.1f} ({pred / b:+6.1%}, {m['basis']};"
@@ -370,6 +426,10 @@ def main():
     parser.add_argument("--separate", action="store_true",
                         help="time each twin in processes of its own, broken and fixed alternating, instead of "
                              "both in one process")
+    parser.add_argument("--interleave-steps", type=int, default=0, metavar="B",
+                        help="time the twins in lockstep blocks of B steps in one process (step_interleaver.py) "
+                             "instead of whole runs: for host-bound twins a few percent apart; not for programs "
+                             "that need the main thread (Lightning, the Trainer)")
     parser.add_argument("--timeline", default="full",
                         help="the measured recording's --gpu-timeline: full (default), sampled or W/P; a sampled one "
                              "needs runs of several seconds (its first burst opens 2 s in)")
@@ -385,8 +445,9 @@ def main():
     args = parser.parse_args()
     bundle, out_dir = os.path.abspath(args.bundle), os.path.abspath(args.out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    global CPUS, TIMELINE, STEPS_OVERRIDE, SEPARATE
+    global CPUS, TIMELINE, STEPS_OVERRIDE, SEPARATE, INTERLEAVE_STEPS
     TIMELINE, STEPS_OVERRIDE, SEPARATE = args.timeline, args.steps, args.separate
+    INTERLEAVE_STEPS = args.interleave_steps
     CPUS = cores_near_gpu(int(args.cpus.split(":")[1])) if args.cpus.startswith("near-gpu:") else args.cpus
     rows = []
     jobs = list(pairs(args.group or ([] if args.external else list(GROUPS)), args.pairs))
