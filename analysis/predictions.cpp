@@ -2,13 +2,39 @@
 
 #include <algorithm>
 
+#include <memory>
+
 #include "detectors/finding_rank.h"
+#include "sites/site_frames.h"
+#include "sites/sync_operation.h"
 #include "whatif/finding_predictions.h"
 
 namespace syncscope {
+namespace {
+
+// Each steady read-back's operation (.item(), if t:, x[mask], print(t)),
+// from its symbolised site as the report reads it: the operation picks the
+// fix the prediction assumes (whatif/finding_fixes.h). The others stay
+// kUnknown (their cause alone picks it), and nothing is symbolised where no
+// finding needs it.
+std::vector<Operation> read_back_operations(const ProcessTrace& trace, const Analysis& analysis,
+                                            const CodeOwnershipOptions& code) {
+  std::vector<Operation> out(analysis.findings.size(), Operation::kUnknown);
+  std::unique_ptr<Symbolizer> symbolizer;
+  for (size_t i = 0; i < analysis.findings.size(); ++i) {
+    const Finding& f = analysis.findings[i];
+    if (f.phase != Phase::kSteady || f.cause != Cause::kReadBack || f.stack_id == 0) continue;
+    if (!symbolizer) symbolizer = std::make_unique<Symbolizer>(trace);
+    out[i] = classify_operation(f, finding_site_frames(trace, f, *symbolizer, code));
+  }
+  return out;
+}
+
+}  // namespace
 
 void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOwnershipOptions& code) {
-  const whatif::Predictions predictions = whatif::predict_findings(trace, *analysis, code);
+  const whatif::Predictions predictions =
+      whatif::predict_findings(trace, *analysis, code, read_back_operations(trace, *analysis, code));
   for (size_t i = 0; i < analysis->findings.size(); ++i) {
     if (!predictions.findings[i]) continue;
     const whatif::Prediction& p = predictions.findings[i]->prediction;

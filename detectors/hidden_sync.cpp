@@ -40,7 +40,7 @@ bool is_async_copy(const Event* e, Direction direction) {
 }
 
 // "cudaMemcpyAsync(H2D)", with " pageable" inside the brackets when the host
-// side is pageable: the report's operation (report/sync_operation.h) reads it.
+// side is pageable: the report's operation (sites/sync_operation.h) reads it.
 std::string copy_text(const Event& copy) {
   std::string text = with_direction(copy);
   if (copy.host_mem == static_cast<uint8_t>(HostMem::kPageable) && !text.empty() && text.back() == ')') {

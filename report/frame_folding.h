@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "report/symbolizer.h"
+#include "sites/symbolizer.h"
 
 namespace syncscope {
 

@@ -4,14 +4,14 @@
 // report/known_sites.json, compiled in (report/CMakeLists.txt), one entry
 // per site with the library versions it was checked against. A finding
 // whose frames match an entry gets the entry's fix as its hint; one with no
-// entry keeps its operation's hint (report/sync_operation.h).
+// entry keeps its operation's hint (sites/sync_operation.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "report/site_frames.h"
-#include "report/sync_operation.h"
+#include "sites/site_frames.h"
+#include "sites/sync_operation.h"
 
 namespace syncscope {
 

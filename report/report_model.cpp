@@ -45,7 +45,7 @@ FindingIdentity site_identity(const Finding& f, const SiteFrames& site) {
   return make_identity(category_name(f.category), "", 0, f.api_sequence, "");
 }
 
-// A one-off operation (report/sync_operation.h) found inside a steady step
+// A one-off operation (sites/sync_operation.h) found inside a steady step
 // (cuDNN timing a new shape's algorithms in the epoch's last, smaller
 // batch) is warm-up work: listed with it, never per step, never gated.
 void move_to_warmup(Finding* f) {

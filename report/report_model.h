@@ -20,9 +20,9 @@
 #include "trace/code_ownership.h"
 #include "report/known_sites.h"
 #include "report/recording_problem.h"
-#include "report/site_frames.h"
-#include "report/sync_operation.h"
-#include "report/symbolizer.h"
+#include "sites/site_frames.h"
+#include "sites/sync_operation.h"
+#include "sites/symbolizer.h"
 #include "trace/reader.h"
 
 namespace syncscope {
@@ -49,7 +49,7 @@ inline constexpr double kMinorStepShare = 0.005;
 struct ReportedFinding {
   Finding finding;  // its hint: the known site's fix, else the operation's hint, else the detector's
   SiteFrames site;
-  Operation operation = Operation::kUnknown;  // what made the call (report/sync_operation.h)
+  Operation operation = Operation::kUnknown;  // what made the call (sites/sync_operation.h)
   const KnownSite* known_site = nullptr;      // an entry of known_sites() the site matched
   uint32_t merged = 1;                        // findings of one sync line, operation and phase added up here
   bool minor = false;                         // kMinorPerStep / kMinorStepShare

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "report/site_frames.h"
+#include "sites/site_frames.h"
 
 namespace syncscope {
 

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "detectors/finding.h"
-#include "report/site_frames.h"
+#include "sites/site_frames.h"
 #include "trace/source_paths.h"
-#include "report/symbolizer.h"
+#include "sites/symbolizer.h"
 #include "report/dump_gpu.h"
 #include "report/terminal_safe.h"
 #include "report/text_layout.h"

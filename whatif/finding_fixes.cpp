@@ -2,10 +2,13 @@
 
 namespace syncscope::whatif {
 
-std::optional<Fix> fix_for(const Finding& finding) {
+std::optional<Fix> fix_for(const Finding& finding, Operation operation) {
   switch (finding.cause) {
-    case Cause::kReadBack:  // read (print, log) it every N steps: its statement leaves the step
-      return Fix::kEveryNSteps;
+    case Cause::kReadBack:
+      // `if loss > x:` becomes torch.where or a count kept on the GPU, x[mask]
+      // a multiply by the mask: the line still runs, without the wait.
+      if (operation == Operation::kBool || operation == Operation::kNonzero) return Fix::kReadLater;
+      return Fix::kEveryNSteps;  // read (print, log) it every N steps: its statement leaves the step
     case Cause::kCopyThenSync:  // .to(device, non_blocking=True) from pinned memory
       return Fix::kReadLater;
     case Cause::kExplicit:

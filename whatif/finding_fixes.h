@@ -5,11 +5,16 @@
 #include <optional>
 
 #include "detectors/finding.h"
+#include "sites/sync_operation.h"
 #include "whatif/what_if.h"
 
 namespace syncscope::whatif {
 
-// The fix replayed for a finding; nullopt when none is modelled.
-std::optional<Fix> fix_for(const Finding& finding);
+// The fix replayed for a finding; nullopt when none is modelled. The
+// operation (sites/sync_operation.h) picks the fix its hint gives first:
+// a read-back printed or logged goes with its statement (every N steps),
+// a tensor used as a bool or a mask's count is computed on the GPU instead
+// (the statement stays, its wait goes). kUnknown: by cause alone.
+std::optional<Fix> fix_for(const Finding& finding, Operation operation = Operation::kUnknown);
 
 }  // namespace syncscope::whatif

@@ -67,7 +67,8 @@ OpMarks marks_for(const TraceProgram& program, const Statements& statements,
 
 }  // namespace
 
-Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code) {
+Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code,
+                             const std::vector<Operation>& operations) {
   Predictions out;
   out.findings.resize(analysis.findings.size());
   const std::map<int, Steps> phases = steps_by_phase(analysis);
@@ -80,7 +81,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     auto steps = phases.find(f.phase_index);
-    std::optional<Fix> fix = fix_for(f);
+    std::optional<Fix> fix = fix_for(f, i < operations.size() ? operations[i] : Operation::kUnknown);
     if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
     auto phase = built.find(f.phase_index);
     if (phase == built.end()) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "detectors/analysis.h"
+#include "sites/sync_operation.h"
 #include "trace/code_ownership.h"
 #include "trace/reader.h"
 #include "whatif/prediction.h"
@@ -38,6 +39,9 @@ struct Predictions {
 
 // `code`: --user-code, --library-code, for the statement of a read-back
 // (statement_span.h) as the report names its line.
-Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code = {});
+// operations: each finding's operation, by index (sites/sync_operation.h),
+// which picks its fix (finding_fixes.h); missing ones are kUnknown.
+Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code = {},
+                             const std::vector<Operation>& operations = {});
 
 }  // namespace syncscope::whatif

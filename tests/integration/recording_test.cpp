@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/symbolizer.h"
+#include "sites/symbolizer.h"
 #include "tests/integration/harness.h"
 #include "trace/process_info_keys.h"
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "report/symbolizer.h"
+#include "sites/symbolizer.h"
 
 namespace syncscope::testing {
 

@@ -1,4 +1,4 @@
-#include "report/symbolizer.h"
+#include "sites/symbolizer.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "elf/elf_file.h"
-#include "report/report_warnings.h"
+#include "sites/report_warnings.h"
 
 namespace syncscope {
 namespace {

@@ -6,9 +6,9 @@
 #include "detectors/finding_merge.h"
 #include "trace/code_ownership.h"
 #include "report/known_sites.h"
-#include "report/site_frames.h"
+#include "sites/site_frames.h"
 #include "report/site_text.h"
-#include "report/sync_operation.h"
+#include "sites/sync_operation.h"
 #include "tests/unit/report/pytorch_frames.h"
 
 namespace syncscope::testing {

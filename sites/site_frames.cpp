@@ -1,9 +1,9 @@
-#include "report/site_frames.h"
+#include "sites/site_frames.h"
 
 #include <fstream>
 
 #include "policy/input_file.h"
-#include "report/recorded_files.h"
+#include "sites/recorded_files.h"
 #include "trace/source_paths.h"
 #include "trace/process_info_keys.h"
 

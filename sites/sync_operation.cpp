@@ -1,4 +1,4 @@
-#include "report/sync_operation.h"
+#include "sites/sync_operation.h"
 
 #include <string_view>
 
@@ -201,8 +201,8 @@ std::string operation_hint(Operation op, bool in_backward) {
   switch (op) {
     case Operation::kItem:
       return ".item() (or float()/int() of a tensor, a tensor in an f-string) copies one value to the host and "
-             "waits for all work queued before it: keep the value on the GPU (accumulate with += loss.detach()), "
-             "read it every N steps, or copy it non_blocking=True into pinned memory and read it a step later";
+             "waits for all work queued before it: read it every N steps, keep the value on the GPU (accumulate "
+             "with += loss.detach()), or copy it non_blocking=True into pinned memory and read it a step later";
     case Operation::kBool:
       return "a GPU tensor used as a Python bool (if t:, `a or b`, assert t) is read on the host, which waits "
              "for the GPU: compute the decision on the GPU (torch.where, a mask) or check it every N steps";

@@ -1,4 +1,4 @@
-#include "report/recorded_files.h"
+#include "sites/recorded_files.h"
 
 #include <cstdlib>
 #include <cstring>

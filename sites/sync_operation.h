@@ -10,7 +10,7 @@
 #include <string>
 
 #include "detectors/finding.h"
-#include "report/site_frames.h"
+#include "sites/site_frames.h"
 
 namespace syncscope {
 

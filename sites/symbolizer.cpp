@@ -1,4 +1,4 @@
-#include "report/symbolizer.h"
+#include "sites/symbolizer.h"
 
 #include <cxxabi.h>
 #include <elf.h>
@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "elf/elf_file.h"
-#include "report/recorded_files.h"
-#include "report/report_warnings.h"
+#include "sites/recorded_files.h"
+#include "sites/report_warnings.h"
 
 namespace syncscope {
 

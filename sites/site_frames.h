@@ -14,7 +14,7 @@
 
 #include "detectors/finding.h"
 #include "trace/code_ownership.h"
-#include "report/symbolizer.h"
+#include "sites/symbolizer.h"
 #include "trace/reader.h"
 
 namespace syncscope {

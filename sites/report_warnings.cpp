@@ -1,4 +1,4 @@
-#include "report/report_warnings.h"
+#include "sites/report_warnings.h"
 
 #include <cstdio>
 #include <mutex>
