@@ -14,7 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "report/report_warnings.h"
+#include "sites/report_warnings.h"
 #include "tools/report_options.h"
 #include "trace/format.h"
 #include "analysis/trace_analysis.h"

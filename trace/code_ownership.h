@@ -1,6 +1,6 @@
 // Whose code a Python source file is: PyTorch's own, the standard
 // library's, an installed library's (transformers, lightning, ...), or the
-// user's. A finding names two lines from this (report/site_frames.h): the
+// user's. A finding names two lines from this (sites/site_frames.h): the
 // line that syncs (the innermost frame outside PyTorch and the standard
 // library, which may be inside a library the user trains with) and the
 // user's line that reached it (the innermost frame of the user's own files).

@@ -68,7 +68,7 @@ inline constexpr const char* kStatusFd = "SYNCSCOPE_STATUS_FD";
 inline constexpr const char* kPreload = "SYNCSCOPE_PRELOAD";
 // Read by the report only: "0" reads none of the files a trace names (no ELF
 // symbol tables, no source lines), so that a trace reports the same on every
-// machine (tests/golden_reports; report/recorded_files.h).
+// machine (tests/golden_reports; sites/recorded_files.h).
 inline constexpr const char* kReportReadsRecordedFiles = "SYNCSCOPE_REPORT_READS_RECORDED_FILES";
 // Read by preload/python/sitecustomize.py (Python: it cannot include this
 // file), which registers the optimizer-step markers unless it is 0.
