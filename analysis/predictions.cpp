@@ -12,18 +12,19 @@
 namespace syncscope {
 namespace {
 
-// Each steady read-back's operation (.item(), if t:, x[mask], print(t)),
-// from its symbolised site as the report reads it: the operation picks the
-// fix the prediction assumes (whatif/finding_fixes.h). The others stay
-// kUnknown (their cause alone picks it), and nothing is symbolised where no
-// finding needs it.
-std::vector<Operation> read_back_operations(const ProcessTrace& trace, const Analysis& analysis,
+// Each steady finding's operation (.item(), if t:, x[mask], print(t), a
+// list as an index), from its symbolised site as the report reads it: the
+// operation picks the fix the prediction assumes (whatif/finding_fixes.h).
+// Default-stream and allocator findings stay kUnknown (their cause alone
+// picks it), and nothing is symbolised where no finding needs it.
+std::vector<Operation> finding_operations(const ProcessTrace& trace, const Analysis& analysis,
                                             const CodeOwnershipOptions& code) {
   std::vector<Operation> out(analysis.findings.size(), Operation::kUnknown);
   std::unique_ptr<Symbolizer> symbolizer;
   for (size_t i = 0; i < analysis.findings.size(); ++i) {
     const Finding& f = analysis.findings[i];
-    if (f.phase != Phase::kSteady || f.cause != Cause::kReadBack || f.stack_id == 0) continue;
+    if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
+    if (f.category != Category::kHiddenSync && f.category != Category::kPageableCopy) continue;
     if (!symbolizer) symbolizer = std::make_unique<Symbolizer>(trace);
     out[i] = classify_operation(f, finding_site_frames(trace, f, *symbolizer, code));
   }
@@ -34,7 +35,7 @@ std::vector<Operation> read_back_operations(const ProcessTrace& trace, const Ana
 
 void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOwnershipOptions& code) {
   const whatif::Predictions predictions =
-      whatif::predict_findings(trace, *analysis, code, read_back_operations(trace, *analysis, code));
+      whatif::predict_findings(trace, *analysis, code, finding_operations(trace, *analysis, code));
   for (size_t i = 0; i < analysis->findings.size(); ++i) {
     if (!predictions.findings[i]) continue;
     const whatif::Prediction& p = predictions.findings[i]->prediction;

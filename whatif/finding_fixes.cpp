@@ -3,6 +3,9 @@
 namespace syncscope::whatif {
 
 std::optional<Fix> fix_for(const Finding& finding, Operation operation) {
+  // A slice instead of a Python list as an index: the list's tensor, its
+  // pageable copy and the wait all go, whichever finding names them.
+  if (operation == Operation::kListIndex) return Fix::kDropStatement;
   switch (finding.cause) {
     case Cause::kReadBack:
       // `if loss > x:` becomes torch.where or a count kept on the GPU, x[mask]

@@ -46,7 +46,7 @@ OpMarks marks_for(const TraceProgram& program, const Statements& statements,
   std::vector<uint64_t> statement_work(program.program.ops.size(), 0);
   for (const auto& [spec, fix] : fixes) {
     auto statement = statements.find(spec.site);
-    if (fix != Fix::kEveryNSteps || statement == statements.end()) continue;
+    if (!removes_its_statement(fix) || statement == statements.end()) continue;
     const StatementSpan& span = statement->second;
     for (size_t i = 0; i < span.ops.size() && i < marks.site.size(); ++i) {
       if (span.ops[i]) marks.site[i] = spec.site;
@@ -92,7 +92,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const auto& [program, base] = phase->second;
     const uint32_t site = static_cast<uint32_t>(i + 1);
     bool seen_whole = false;
-    if (*fix == Fix::kEveryNSteps) {
+    if (removes_its_statement(*fix)) {
       const StatementSpan& span =
           statements.emplace(site, statement_span(program, trace, f.tid, f.stack_id, code)).first->second;
       seen_whole = whole_statement(span);

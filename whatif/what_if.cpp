@@ -36,11 +36,15 @@ const char* fix_name(Fix fix) {
       return "drop-call";
     case Fix::kEveryNSteps:
       return "every-n-steps";
+    case Fix::kDropStatement:
+      return "drop-statement";
   }
   return "?";
 }
 
-bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall || fix == Fix::kEveryNSteps; }
+bool removes_its_statement(Fix fix) { return fix == Fix::kEveryNSteps || fix == Fix::kDropStatement; }
+
+bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall || removes_its_statement(fix); }
 
 std::vector<uint64_t> work_between_statement_calls(const Program& program, const std::vector<SiteFix>& fixes,
                                                    const std::vector<uint32_t>& site_of_op) {
@@ -49,7 +53,7 @@ std::vector<uint64_t> work_between_statement_calls(const Program& program, const
     const uint32_t site = site_of_op[i];
     if (site == 0 || site_of_op[i - 1] != site) continue;
     for (const SiteFix& f : fixes) {
-      if (f.site == site && f.fix == Fix::kEveryNSteps) out[i] = program.ops[i].host_before_ns;
+      if (f.site == site && removes_its_statement(f.fix)) out[i] = program.ops[i].host_before_ns;
     }
   }
   return out;
@@ -80,7 +84,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     // calls, and with line events before its first and after its last.
     if (i < statement_host_ns.size()) op.host_before_ns -= std::min(op.host_before_ns, statement_host_ns[i]);
     auto it = op.site != 0 ? fix_of.find(op.site) : fix_of.end();
-    if (it != fix_of.end() && it->second == Fix::kEveryNSteps) {
+    if (it != fix_of.end() && removes_its_statement(it->second)) {
       // What came before the statement stays, carried to the next op kept
       // when its first call goes (a sync).
       const uint64_t before = op.host_before_ns + carried;
@@ -108,6 +112,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     }
     switch (it->second) {
       case Fix::kEveryNSteps:
+      case Fix::kDropStatement:
         break;  // handled above
       case Fix::kReadLater:
       case Fix::kDropSync:

@@ -39,10 +39,19 @@ enum class Fix : uint8_t {
   // its first call and after its last goes only where Python line events
   // say where the statement began and ended (Python 3.12+).
   kEveryNSteps,
+  // The statement's work goes, replaced by next to none: an index given as
+  // a Python list (x[:, [-1]]) becomes a slice, a view made without a CUDA
+  // call, or an index tensor made once. Replayed as every-n-steps (the
+  // statement's calls, their waits and the host work the statement spans).
+  kDropStatement,
 };
 
-// "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call", "every-n-steps"
+// "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call", "every-n-steps", "drop-statement"
 const char* fix_name(Fix fix);
+
+// Whether the fix takes the finding's whole statement out of the step
+// (every-n-steps, drop-statement), so that the replay needs its span.
+bool removes_its_statement(Fix fix);
 
 // Whether what the replay says `fix` saves is a floor, because the fix also
 // removes or speeds up host work the replay keeps as recorded:
@@ -50,7 +59,7 @@ const char* fix_name(Fix fix);
 //   faster. On an H200 the four allocator twins saved 1.2 to 2.3 times the
 //   prediction, and with empty_cache() in the loop the rest of the step's
 //   host work took 15-24% longer (docs/what-if.md).
-// - every-n-steps: the statement's Python work before its first CUDA call
+// - every-n-steps and drop-statement: the statement's Python work before its first CUDA call
 //   and after its last (print(loss) formatting and writing its line) goes
 //   too, but no call marks where it starts and ends. print_tensor.py's
 //   prediction went from 2% to 27% of the step with the work between its

@@ -39,9 +39,23 @@ TEST(FindingFixes, AReadBacksOperationPicksItsFix) {
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kExplicit), Operation::kBool), Fix::kDropSync);
 }
 
+// x[:, [-1]] makes two findings (the pageable copy of the list's tensor and
+// its wait): both are fixed by a slice, which takes the statement's work
+// with it. On an H200 list_index.py's twin saved 7.7% and 9.9% of a step
+// in two sessions, where dropping the waits alone predicted 0.6%.
+TEST(FindingFixes, AListAsAnIndexBecomesASliceWhicheverFindingNamesIt) {
+  EXPECT_EQ(fix_for(with(Category::kPageableCopy, Cause::kSynchronous), Operation::kListIndex), Fix::kDropStatement);
+  EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kCopyThenSync), Operation::kListIndex), Fix::kDropStatement);
+  EXPECT_STREQ(fix_name(Fix::kDropStatement), "drop-statement");
+  EXPECT_TRUE(removes_its_statement(Fix::kDropStatement));
+  EXPECT_TRUE(removes_its_statement(Fix::kEveryNSteps));
+  EXPECT_FALSE(removes_its_statement(Fix::kReadLater));
+}
+
 TEST(FindingFixes, FixesThatRemoveUnseenHostWorkSaveAtLeastTheirPrediction) {
   EXPECT_TRUE(saving_is_a_floor(Fix::kDropCall));
   EXPECT_TRUE(saving_is_a_floor(Fix::kEveryNSteps));
+  EXPECT_TRUE(saving_is_a_floor(Fix::kDropStatement));
   for (Fix fix : {Fix::kReadLater, Fix::kDropSync, Fix::kPinnedAsync, Fix::kSideStream}) {
     EXPECT_FALSE(saving_is_a_floor(fix)) << fix_name(fix);
   }

@@ -189,6 +189,27 @@ TEST(WhatIf, EveryNStepsKeepsTheWorkBeforeAStatementThatBeginsWithASync) {
   EXPECT_EQ(fixed.ops[2].host_before_ns, 11 * kUs);
 }
 
+// x[:, [-1]]'s shape: the list's tensor copied from pageable memory (a
+// blocking copy), then the index kernel. A slice takes the statement's
+// work and its wait out of the step, as every N steps would.
+TEST(WhatIf, DropStatementTakesTheStatementOutOfTheStepAsEveryNStepsDoes) {
+  Op copy = enqueue(kLegacyStream, 2 * kUs);
+  copy.kind = OpKind::kBlockingCopy;
+  copy.call_ns = 12 * kUs;
+  Program p = statement_program(enqueue(kLegacyStream, 10 * kUs), copy, enqueue(kLegacyStream, 3 * kUs));
+  const OpMarks marks{{0, 4, 4, 4, 0}, {0, 5 * kUs, 9 * kUs, 2 * kUs, 6 * kUs}};
+  const Program dropped = apply_fixes(p, {{4, Fix::kDropStatement}}, &marks);
+  const Program every_n = apply_fixes(p, {{4, Fix::kEveryNSteps}}, &marks);
+  ASSERT_EQ(dropped.ops.size(), every_n.ops.size());
+  for (size_t i = 0; i < dropped.ops.size(); ++i) {
+    EXPECT_EQ(dropped.ops[i].host_before_ns, every_n.ops[i].host_before_ns) << i;
+    EXPECT_EQ(dropped.ops[i].call_ns, every_n.ops[i].call_ns) << i;
+    EXPECT_EQ(dropped.ops[i].kind, every_n.ops[i].kind) << i;
+  }
+  EXPECT_EQ(replay(dropped).host_end_ns[0], (100 + 2 + 5) * kUs) << "no copy call, no wait, no statement work";
+  EXPECT_LT(replay(dropped).host_end_ns[0], replay(p).host_end_ns[0]);
+}
+
 TEST(WhatIf, PinnedAsyncMakesABlockingCopyQueued) {
   Op copy = enqueue(kLegacyStream, 20 * kUs);
   copy.kind = OpKind::kBlockingCopy;
