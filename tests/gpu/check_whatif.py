@@ -1,6 +1,7 @@
 """Checks issue 27's predictions against measured fixes, on a GPU.
 
-    tests/gpu/check_whatif.py BUNDLE OUT [--rounds N] [--processes P] [--group G ...] [PAIR ...]
+    tests/gpu/check_whatif.py BUNDLE OUT [PAIR ...] [--rounds N] [--processes P] [--interleave-steps B]
+        [--group G ...]
         [--external NAME SCRIPT BROKEN_ARGS FIXED_ARGS]
 
 For each broken/fixed twin (NAME.py and NAME_fixed.py under examples/pytorch,
@@ -22,6 +23,15 @@ its realistic/ and its libraries/ folders):
    it for twins whose behaviour depends on the process's history: a second
    run of empty_cache.py in one process frees and allocates twice as often
    a step as its first (step_timer.py, STEP_TIMER_WARMUP).
+   --interleave-steps B times the twins in lockstep instead: both in one
+   process, taking turns every B optimizer steps (step_interleaver.py), each
+   fixed block against the mean of the broken blocks either side of it. The
+   measured saving is then the median of those differences over every
+   process, with its 95% interval from order statistics: whole rounds of a
+   host-bound twin ranged over ±20% within one process, and blocks tens of
+   milliseconds apart share what drifts. Not for programs that need the
+   main thread (Lightning, the Trainer); with periodic work (eval every N
+   steps), choose B a multiple of its period.
 2. The broken twin is recorded --processes times with the full GPU timeline
    (the prediction is `measured`; --timeline sampled for the default
    sampling) and once without one (`host-bound`, an interval); the fixed
