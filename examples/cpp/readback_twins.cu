@@ -4,9 +4,14 @@
 // sync: the hidden sync); the fixed one reads it every 50 steps. What fixing
 // it saves is the difference of the twins' steps; the broken twin's
 // recording predicts it (docs/what-if.md).
-//   readback_twins gpu|host broken|fixed [steps=300]
+//   readback_twins gpu|host broken|fixed|bool [steps=300]
 //     gpu:  300 µs of host work, 4 x 400 µs kernels (the GPU is the bottleneck)
 //     host: 2 ms of host work, 4 x 100 µs kernels (the host is)
+// `bool` is the broken twin with its value read as PyTorch's `if t:` reads
+// it, inside at::native::is_nonzero: the report names the operation from
+// that frame, and the prediction assumes its hint's fix (the decision made
+// on the GPU: the wait goes, the statement stays) instead of reading every
+// N steps (tests/integration/findings_test.cpp).
 // Prints `readback_twins: MODE VARIANT step_us=M`: the mean step after the
 // first 20, up to the GPU finishing the last (a host that runs ahead of the
 // GPU has not finished its steps until the GPU has).
@@ -47,13 +52,29 @@ __attribute__((noinline)) float read_back(const float* device, float* pinned) {
 
 }  // namespace
 
+// PyTorch's names, so that the symbolised frame reads as `if t:`'s.
+namespace at {
+struct Tensor {
+  const float* device;
+  float* pinned;
+};
+namespace native {
+__attribute__((noinline)) bool is_nonzero(const Tensor& t) {
+  const bool nonzero = read_back(t.device, t.pinned) != 0;
+  KEEP_FRAME();
+  return nonzero;
+}
+}  // namespace native
+}  // namespace at
+
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: readback_twins gpu|host broken|fixed [steps]\n");
     return 2;
   }
   const bool gpu_bound = std::strcmp(argv[1], "gpu") == 0;
-  const bool broken = std::strcmp(argv[2], "broken") == 0;
+  const bool as_bool = std::strcmp(argv[2], "bool") == 0;
+  const bool broken = as_bool || std::strcmp(argv[2], "broken") == 0;
   const int steps = argc > 3 ? std::atoi(argv[3]) : 300;
   const uint64_t host_ns = gpu_bound ? 300000 : 2000000;
   const long long kernel_ns = gpu_bound ? 400000 : 100000;
@@ -67,7 +88,11 @@ int main(int argc, char** argv) {
     compute(kernel_ns);
     // The fixed twin reads every 50 steps, and at the end of the warm-up, so
     // that the steps measured start with the GPU caught up in both twins.
-    if (broken || step % 50 == 49 || step == 19) total += read_back(device, pinned);
+    if (as_bool) {
+      total += at::native::is_nonzero(at::Tensor{device, pinned}) ? 1.0f : 0.0f;
+    } else if (broken || step % 50 == 49 || step == 19) {
+      total += read_back(device, pinned);
+    }
     ends.push_back(now_ns());
   }
   total += read_back(device, pinned);  // the last value, and the GPU done

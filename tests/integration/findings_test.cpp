@@ -169,5 +169,23 @@ TEST(Findings, PythonFramesCanBeTurnedOff) {
   EXPECT_FALSE(traces[0].stacks.empty());
 }
 
+// The fix a prediction assumes follows the operation read from the
+// symbolised native frames, as the report names it: a value read inside
+// at::native::is_nonzero (`if loss > x:`) is decided on the GPU instead
+// (read-later: its wait goes, the statement stays); the same read-back
+// without PyTorch's frame is read every N steps (its statement goes).
+TEST(Findings, AReadBacksOperationPicksTheFixItsPredictionAssumes) {
+  for (const char* variant : {"bool", "broken"}) {
+    SCOPED_TRACE(variant);
+    nlohmann::json r = record_json("readback_twins", {"host", variant, "60"});
+    const std::vector<nlohmann::json> syncs = steady(r, "hidden-sync");
+    ASSERT_EQ(syncs.size(), 1u) << r.dump(1).substr(0, 2000);
+    const nlohmann::json& f = syncs[0];
+    const bool as_bool = std::string(variant) == "bool";
+    EXPECT_EQ(f["operation"], as_bool ? "bool" : "unknown");
+    EXPECT_EQ(f["predicted_fix"], as_bool ? "read-later" : "every-n-steps");
+  }
+}
+
 }  // namespace
 }  // namespace syncscope::testing
