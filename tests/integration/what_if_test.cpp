@@ -49,7 +49,7 @@ Measured measure(const std::string& mode) {
   return {median(broken), median(fixed)};
 }
 
-const whatif::FindingPrediction* read_back_prediction(const ProcessTrace& trace, const Analysis& analysis,
+const whatif::FindingPrediction* read_back_prediction(const Analysis& analysis,
                                                       const whatif::Predictions& predictions) {
   for (size_t i = 0; i < analysis.findings.size(); ++i) {
     const Finding& f = analysis.findings[i];
@@ -79,7 +79,7 @@ void check(const std::string& mode, bool timeline) {
   ASSERT_EQ(trace.gpu_activity.empty(), !timeline);
   const Analysis analysis = analyze(trace);
   const whatif::Predictions predictions = whatif::predict_findings(trace, analysis);
-  const whatif::FindingPrediction* p = read_back_prediction(trace, analysis, predictions);
+  const whatif::FindingPrediction* p = read_back_prediction(analysis, predictions);
   ASSERT_NE(p, nullptr);
   const whatif::Prediction& pr = p->prediction;
   std::printf("%s %s: measured %.0f -> %.0f us (saving %.0f); recorded step %.0f, replayed %.0f; predicted saving "
@@ -94,7 +94,9 @@ void check(const std::string& mode, bool timeline) {
   // Within 25% of the measured saving: the figure, or the interval's ends.
   EXPECT_GE(pr.saving_high_ns, 0.75 * saving);
   EXPECT_LE(pr.saving_low_ns, 1.25 * saving);
-  if (timeline) EXPECT_NEAR(pr.saving_low_ns, saving, 0.25 * saving);
+  if (timeline) {
+    EXPECT_NEAR(pr.saving_low_ns, saving, 0.25 * saving);
+  }
 }
 
 // A print(tensor)-like statement (tests/integration/python/print_loop.py):
