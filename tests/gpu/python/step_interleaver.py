@@ -46,6 +46,8 @@ import time
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from step_timer import step_range  # the steps timed: a fifth to 90% of the run, or STEP_TIMER_FROM/TO
+
 
 class Lockstep:
     """Which program runs, and the blocks timed so far."""
@@ -97,15 +99,6 @@ class Lockstep:
         if self.resumed[me] is not None and first <= self.steps[me] - self.block and self.steps[me] <= last:
             self.blocks.append((me, (now - self.resumed[me]) / self.block * 1e6))
         self.hand_over(me)
-
-
-def step_range(args):
-    steps = int(args[0]) if args and args[0].isdigit() else 0
-    first = int(os.environ.get("STEP_TIMER_FROM", steps // 5))
-    last = int(os.environ.get("STEP_TIMER_TO", steps - max(2, steps // 10)))
-    if not 0 < first < last:
-        sys.exit(f"step_interleaver: bad step range {first}..{last} (give the step count as the script's first argument)")
-    return first, last
 
 
 def run_program(lockstep, me, script, args, errors):

@@ -59,7 +59,7 @@ def step_range(args):
     first = int(os.environ.get("STEP_TIMER_FROM", steps // 5))
     last = int(os.environ.get("STEP_TIMER_TO", steps - max(2, steps // 10)))
     if not 0 < first < last:
-        sys.exit(f"step_timer: bad step range {first}..{last} (give the step count as the script's first argument)")
+        sys.exit(f"{os.path.basename(sys.argv[0])}: bad step range {first}..{last} (give the step count as the script's first argument)")
     return first, last
 
 
