@@ -1,0 +1,83 @@
+"""tests/gpu/python/step_interleaver.py and check_whatif.py's block statistics,
+without a GPU: a stand-in torch (optimizer-step hooks, a no-op
+torch.cuda.synchronize) and two twins whose steps sleep, the broken one
+400 µs longer. The lockstep timer must alternate their blocks, measure that
+difference, go on alone when one program fails, and say so."""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INTERLEAVER = os.path.join(ROOT, "tests", "gpu", "python", "step_interleaver.py")
+sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
+import check_whatif  # noqa: E402
+
+STAND_IN = {
+    "torch/__init__.py": "from . import cuda, optim  # noqa: F401\n",
+    "torch/cuda.py": "def synchronize():\n    pass\n",
+    "torch/optim/__init__.py": "from . import optimizer  # noqa: F401\n",
+    "torch/optim/optimizer.py": (
+        "_hooks = []\n\n\ndef register_optimizer_step_post_hook(hook):\n    _hooks.append(hook)\n\n\n"
+        "def step():\n    for hook in _hooks:\n        hook(None, (), {})\n"),
+}
+TWIN = """import sys
+import time
+from torch.optim.optimizer import step
+if {fail}:
+    raise RuntimeError("planted failure")
+for _ in range(int(sys.argv[1])):
+    time.sleep({seconds})
+    step()
+"""
+
+
+def write(folder, files):
+    for name, text in files.items():
+        path = os.path.join(folder, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as out:
+            out.write(text)
+
+
+def interleave(folder, broken, fixed, steps, block=10):
+    result = os.path.join(folder, "result.json")
+    env = dict(os.environ, PYTHONPATH=folder)
+    proc = subprocess.run([sys.executable, INTERLEAVER, result, str(block), f"{broken} {steps}", f"{fixed} {steps}"],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0, proc.stderr
+    with open(result) as f:
+        return json.load(f)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as folder:
+        write(folder, STAND_IN)
+        write(folder, {"broken.py": TWIN.format(fail=False, seconds=0.0014),
+                       "fixed.py": TWIN.format(fail=False, seconds=0.0010),
+                       "failing.py": TWIN.format(fail=True, seconds=0.001)})
+        measured = interleave(folder, os.path.join(folder, "broken.py"), os.path.join(folder, "fixed.py"), 400)
+        blocks = measured["blocks"]
+        assert not measured["errors"], measured["errors"]
+        # Steps 80 to 360 are timed: 28 blocks of 10 each, taking turns.
+        programs = [p for p, _ in blocks]
+        assert programs == [0, 1] * 28, programs
+        diffs = check_whatif.block_differences(blocks)
+        assert len(diffs) == 14, diffs  # every other triple: no two share a block
+        saving = statistics.median(diffs)
+        assert 200 <= saving <= 700, f"planted 400 µs a step, measured {saving:.0f}"
+        paired = check_whatif.paired_saving({"block_differences": [diffs] * 3})
+        assert paired["blocks"] and paired["ci_us"][0] <= paired["mean_us"] <= paired["ci_us"][1], paired
+
+        # One twin fails at start: the other runs to its end alone, untimed past that, and the error is kept.
+        measured = interleave(folder, os.path.join(folder, "failing.py"), os.path.join(folder, "fixed.py"), 200)
+        assert any("planted failure" in e for e in measured["errors"]), measured["errors"]
+        assert measured["blocks"] == [], measured["blocks"]
+        assert sum("no block timed" in e for e in measured["errors"]) == 2, measured["errors"]
+    print("step_interleaver: lockstep blocks, the planted difference measured, a failing twin reported")
+
+
+if __name__ == "__main__":
+    main()
