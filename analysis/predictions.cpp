@@ -1,7 +1,6 @@
 #include "analysis/predictions.h"
 
 #include <algorithm>
-
 #include <memory>
 
 #include "detectors/finding_rank.h"
