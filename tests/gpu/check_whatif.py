@@ -405,6 +405,7 @@ def line(row):
                f" 95% CI {row['paired']['ci_us'][0] / b:+.1%}..{row['paired']['ci_us'][1] / b:+.1%}"
                if row.get("paired") else "") + ")"
             f" | predicted {pred:7.1f} ({pred / b:+6.1%}, {m['basis']};"
+            f" {(m['saving_low_us'] + m['saving_high_us']) / 2:.1f} µs of the recorded step;"
             f" {len(shares)} recordings {shares[0]:+.1%}..{shares[-1]:+.1%})"
             f" | replay {row['replay_error']:+.1%} of {m['recorded_step_us']:.1f}")
     if "fixed_recorded_step_us" in row:
