@@ -32,8 +32,8 @@ enum class Fix : uint8_t {
   // device-wide sync and unmapping with it.
   kDropCall,
   // The read-back's statement runs every N steps instead of each (the fix
-  // its hint names first: print or log every N steps, accumulate on the
-  // GPU): the host time of every call of one execution of the statement
+  // the hints of print(t), .item() and .cpu() name first: print or log
+  // every N steps; finding_fixes.h): the host time of every call of one execution of the statement
   // goes, with the host's work between them (statement_span.h), and so do
   // its waits; what its calls queued stays queued. The host's work before
   // its first call and after its last goes only where Python line events

@@ -126,15 +126,23 @@ def run(cmd, cwd, timeout=600, env=None):
         return 124, f"timed out after {timeout}s"
 
 
+def run_timer(timer, setting, programs, result, env=None):
+    """Runs a timer (step_timer.py, step_interleaver.py) over the programs in one process, from the first's folder:
+    (its RESULT.json, or None, and the errors, the timer's own and its exit's)."""
+    commands = [shlex.join([script] + args) for script, args in programs]
+    rc, tail = run([sys.executable, timer, result, str(setting)] + commands, os.path.dirname(programs[0][0]), env=env)
+    exit_error = [f"{os.path.basename(timer)} exit {rc}: {tail}"]
+    if not os.path.exists(result):
+        return None, exit_error
+    with open(result) as f:
+        measured = json.load(f)
+    return measured, measured["errors"] + (exit_error if rc != 0 else [])
+
+
 def time_in_one_process(programs, rounds, result, env=None):
     """The programs' mean steps, interleaved in one process (step_timer.py): ([[µs per round] per program], errors)."""
-    commands = [shlex.join([script] + args) for script, args in programs]
-    rc, tail = run([sys.executable, TIMER, result, str(rounds)] + commands, os.path.dirname(programs[0][0]), env=env)
-    if not os.path.exists(result):
-        return [[] for _ in programs], [f"step_timer exit {rc}: {tail}"]
-    measured = json.load(open(result))
-    errors = measured["errors"] + ([f"step_timer exit {rc}: {tail}"] if rc != 0 else [])
-    return measured["mean_step_us"], errors
+    measured, errors = run_timer(TIMER, rounds, programs, result, env)
+    return (measured["mean_step_us"] if measured else [[] for _ in programs]), errors
 
 
 def block_differences(blocks):
@@ -155,13 +163,9 @@ def block_differences(blocks):
 def time_interleaved(broken, fixed, result):
     """The twins in lockstep blocks of INTERLEAVE_STEPS steps in one process (step_interleaver.py): (broken block
     µs per step, fixed block µs per step, block differences, errors)."""
-    commands = [shlex.join([script] + args) for script, args in (broken, fixed)]
-    rc, tail = run([sys.executable, INTERLEAVER, result, str(INTERLEAVE_STEPS)] + commands,
-                   os.path.dirname(broken[0]))
-    if not os.path.exists(result):
-        return [], [], [], [f"step_interleaver exit {rc}: {tail}"]
-    measured = json.load(open(result))
-    errors = measured["errors"] + ([f"step_interleaver exit {rc}: {tail}"] if rc != 0 else [])
+    measured, errors = run_timer(INTERLEAVER, INTERLEAVE_STEPS, (broken, fixed), result)
+    if measured is None:
+        return [], [], [], errors
     blocks = measured["blocks"]
     return ([us for p, us in blocks if p == 0], [us for p, us in blocks if p == 1], block_differences(blocks),
             errors)

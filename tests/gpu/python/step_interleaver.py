@@ -52,12 +52,13 @@ from step_timer import step_range  # the steps timed: a fifth to 90% of the run,
 class Lockstep:
     """Which program runs, and the blocks timed so far."""
 
-    def __init__(self, count, block):
+    def __init__(self, ranges, block):
+        count = len(ranges)
         self.block = block
         self.turn = 0
         self.done = [False] * count
         self.steps = [0] * count
-        self.ranges = [(0, 0)] * count
+        self.ranges = ranges  # each program's timed steps (first, last)
         self.resumed = [None] * count
         self.blocks = []  # (program, µs per step), in time order
         self.program_of_thread = {}
@@ -130,8 +131,7 @@ def main():
         sys.exit("step_interleaver: BLOCK must be at least 2")
     if os.path.dirname(programs[0][0]) != os.path.dirname(programs[1][0]):
         sys.exit("step_interleaver: both programs must be in the same folder (they share the working folder)")
-    lockstep = Lockstep(len(programs), block)
-    lockstep.ranges = [step_range(args) for _, args in programs]
+    lockstep = Lockstep([step_range(args) for _, args in programs], block)
     register_optimizer_step_post_hook(lockstep.on_step)
     script_dir = os.path.dirname(programs[0][0])
     sys.path.insert(0, script_dir)
