@@ -9,8 +9,9 @@ std::optional<Fix> fix_for(const Finding& finding, Operation operation) {
   switch (finding.cause) {
     case Cause::kReadBack:
       // `if loss > x:` becomes torch.where or a count kept on the GPU, x[mask]
-      // a multiply by the mask: the line still runs, without the wait.
-      if (operation == Operation::kBool || operation == Operation::kNonzero) return Fix::kReadLater;
+      // torch.where or a multiply by the mask: the line still runs, and
+      // nothing is read back (read-later would keep the copy).
+      if (operation == Operation::kBool || operation == Operation::kNonzero) return Fix::kComputeOnGpu;
       return Fix::kEveryNSteps;  // read (print, log) it every N steps: its statement leaves the step
     case Cause::kCopyThenSync:  // .to(device, non_blocking=True) from pinned memory
       return Fix::kReadLater;

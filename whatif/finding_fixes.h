@@ -14,7 +14,7 @@ namespace syncscope::whatif {
 // operation (sites/sync_operation.h) picks the fix its hint gives first:
 // a read-back printed or logged goes with its statement (every N steps),
 // a tensor used as a bool or a mask's count is computed on the GPU instead
-// (the statement stays, its wait goes), a Python list as an index becomes a
+// (the statement stays, its read-back goes: copy, wait and the work between), a Python list as an index becomes a
 // slice (the statement's work goes). kUnknown: by cause alone.
 std::optional<Fix> fix_for(const Finding& finding, Operation operation = Operation::kUnknown);
 

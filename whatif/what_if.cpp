@@ -38,11 +38,15 @@ const char* fix_name(Fix fix) {
       return "every-n-steps";
     case Fix::kDropStatement:
       return "drop-statement";
+    case Fix::kComputeOnGpu:
+      return "compute-on-gpu";
   }
   return "?";
 }
 
 bool removes_its_statement(Fix fix) { return fix == Fix::kEveryNSteps || fix == Fix::kDropStatement; }
+
+bool removes_work_between_its_calls(Fix fix) { return removes_its_statement(fix) || fix == Fix::kComputeOnGpu; }
 
 bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall || removes_its_statement(fix); }
 
@@ -53,7 +57,7 @@ std::vector<uint64_t> work_between_statement_calls(const Program& program, const
     const uint32_t site = site_of_op[i];
     if (site == 0 || site_of_op[i - 1] != site) continue;
     for (const SiteFix& f : fixes) {
-      if (f.site == site && removes_its_statement(f.fix)) out[i] = program.ops[i].host_before_ns;
+      if (f.site == site && removes_work_between_its_calls(f.fix)) out[i] = program.ops[i].host_before_ns;
     }
   }
   return out;
@@ -125,6 +129,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         out.ops.push_back(op);
         break;
       case Fix::kDropCall:
+      case Fix::kComputeOnGpu:  // the read-back's copy and waits; the work between them went above
         carried = op.host_before_ns;
         continue;
       case Fix::kSideStream: {

@@ -44,14 +44,26 @@ enum class Fix : uint8_t {
   // call, or an index tensor made once. Replayed as every-n-steps (the
   // statement's calls, their waits and the host work the statement spans).
   kDropStatement,
+  // A tensor used as a bool, or as a mask whose count sizes the result, is
+  // decided on the GPU instead (`torch.where`, a count kept on the GPU): the
+  // read-back goes altogether, its copy and its waits with the host's work
+  // between them, where read-later keeps the copy. The statement's other
+  // work stays, and what replaces the read (a launch or two) is not counted.
+  kComputeOnGpu,
 };
 
-// "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call", "every-n-steps", "drop-statement"
+// "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call", "every-n-steps", "drop-statement",
+// "compute-on-gpu"
 const char* fix_name(Fix fix);
 
 // Whether the fix takes the finding's whole statement out of the step
 // (every-n-steps, drop-statement), so that the replay needs its span.
 bool removes_its_statement(Fix fix);
+
+// Whether the fix takes the host's work between its site's consecutive
+// calls with them (a read-back's copy and its wait): the statement-removing
+// fixes and compute-on-gpu.
+bool removes_work_between_its_calls(Fix fix);
 
 // Whether what the replay says `fix` saves is a floor, because the fix also
 // removes or speeds up host work the replay keeps as recorded:
@@ -80,14 +92,15 @@ struct SiteFix {
 struct OpMarks {
   std::vector<uint32_t> site;  // the site whose fix changes the op (0: none)
   // The host work before the op (Op::host_before_ns) that an every-n-steps
-  // statement takes with it. Empty: work_between_statement_calls().
+  // statement (or a compute-on-gpu read-back) takes with it. Empty:
+  // work_between_statement_calls().
   std::vector<uint64_t> statement_host_ns;
 };
 
-// Per op, the host work before it that an every-n-steps statement takes
-// with it from its calls alone: the work between two consecutive ops of the
-// statement's site (`site_of_op`), a read-back's copy and its sync among
-// them.
+// Per op, the host work before it that an every-n-steps statement (or a
+// compute-on-gpu read-back, removes_work_between_its_calls) takes with it
+// from its calls alone: the work between two consecutive ops of the site
+// (`site_of_op`), a read-back's copy and its sync among them.
 std::vector<uint64_t> work_between_statement_calls(const Program& program, const std::vector<SiteFix>& fixes,
                                                    const std::vector<uint32_t>& site_of_op);
 

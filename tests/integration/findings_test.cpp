@@ -172,7 +172,7 @@ TEST(Findings, PythonFramesCanBeTurnedOff) {
 // The fix a prediction assumes follows the operation read from the
 // symbolised native frames, as the report names it: a value read inside
 // at::native::is_nonzero (`if loss > x:`) is decided on the GPU instead
-// (read-later: its wait goes, the statement stays); the same read-back
+// (compute-on-gpu: its read-back goes, the statement stays); the same read-back
 // without PyTorch's frame is read every N steps (its statement goes).
 TEST(Findings, AReadBacksOperationPicksTheFixItsPredictionAssumes) {
   for (const char* variant : {"bool", "broken"}) {
@@ -183,7 +183,7 @@ TEST(Findings, AReadBacksOperationPicksTheFixItsPredictionAssumes) {
     const nlohmann::json& f = syncs[0];
     const bool as_bool = std::string(variant) == "bool";
     EXPECT_EQ(f["operation"], as_bool ? "bool" : "unknown");
-    EXPECT_EQ(f["predicted_fix"], as_bool ? "read-later" : "every-n-steps");
+    EXPECT_EQ(f["predicted_fix"], as_bool ? "compute-on-gpu" : "every-n-steps");
   }
 }
 

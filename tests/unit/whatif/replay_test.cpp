@@ -245,6 +245,28 @@ TEST(WhatIf, SitesWithoutAFixAreUntouched) {
 namespace syncscope::whatif {
 namespace {
 
+// `if loss > x:`'s shape: the comparison's launch, then the read-back's
+// copy and its wait (site 4, the finding's). Deciding on the GPU keeps the
+// launch and the statement's work before it; the copy, its wait and the
+// host work between them go. Read-later keeps the copy's call.
+TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
+  Op copy = enqueue(kLegacyStream, 2 * kUs);
+  copy.kind = OpKind::kBlockingCopy;
+  copy.call_ns = 12 * kUs;
+  Program p = statement_program(enqueue(kLegacyStream, 10 * kUs), copy, stream_sync());
+  const OpMarks marks{{0, 0, 4, 4, 0}, {}};
+  const Program on_gpu = apply_fixes(p, {{4, Fix::kComputeOnGpu}}, &marks);
+  ASSERT_EQ(on_gpu.ops.size(), 3u) << "the copy and the sync go";
+  EXPECT_EQ(on_gpu.ops[1].host_before_ns, 7 * kUs) << "the statement's work before its launch stays";
+  EXPECT_EQ(on_gpu.ops[2].host_before_ns, (9 + 11) * kUs)
+      << "the work before the copy stays, the work between copy and sync goes";
+  EXPECT_EQ(replay(on_gpu).host_end_ns[0], (100 + 7 + 9 + 11) * kUs);
+  const Program later = apply_fixes(p, {{4, Fix::kReadLater}}, &marks);
+  EXPECT_EQ(replay(later).host_end_ns[0], (100 + 7 + 9 + 12 + 2 + 11) * kUs)
+      << "read-later keeps the copy's call and the work after it";
+  EXPECT_LT(replay(on_gpu).host_end_ns[0], replay(later).host_end_ns[0]);
+}
+
 TEST(WhatIf, DropCallRemovesTheCallAndItsHostTime) {
   Op malloc_call;
   malloc_call.kind = OpKind::kHostOnly;
