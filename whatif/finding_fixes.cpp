@@ -8,10 +8,12 @@ std::optional<Fix> fix_for(const Finding& finding, Operation operation) {
   if (operation == Operation::kListIndex) return Fix::kDropStatement;
   switch (finding.cause) {
     case Cause::kReadBack:
-      // `if loss > x:` becomes torch.where or a count kept on the GPU, x[mask]
-      // torch.where or a multiply by the mask: the line still runs, and
-      // nothing is read back (read-later would keep the copy).
-      if (operation == Operation::kBool || operation == Operation::kNonzero) return Fix::kComputeOnGpu;
+      // `if loss > x:` becomes torch.where or a count kept on the GPU: the
+      // line still runs, and nothing is read back (read-later would keep the
+      // copy). x[mask] becomes torch.where or a multiply by the mask: nothing
+      // is read back, and nonzero's own work goes too (a floor).
+      if (operation == Operation::kBool) return Fix::kComputeOnGpu;
+      if (operation == Operation::kNonzero) return Fix::kFixedShape;
       return Fix::kEveryNSteps;  // read (print, log) it every N steps: its statement leaves the step
     case Cause::kCopyThenSync:  // .to(device, non_blocking=True) from pinned memory
       return Fix::kReadLater;

@@ -13,8 +13,9 @@ namespace syncscope::whatif {
 // The fix replayed for a finding; nullopt when none is modelled. The
 // operation (sites/sync_operation.h) picks the fix its hint gives first:
 // a read-back printed or logged goes with its statement (every N steps),
-// a tensor used as a bool or a mask's count is computed on the GPU instead
-// (the statement stays, its read-back goes: copy, wait and the work between), a Python list as an index becomes a
+// a tensor used as a bool is decided on the GPU instead (the statement
+// stays, its read-back goes: copy, wait and the work between), a mask's
+// selection takes a fixed shape (the same, a floor), a Python list as an index becomes a
 // slice (the statement's work goes). kUnknown: by cause alone.
 std::optional<Fix> fix_for(const Finding& finding, Operation operation = Operation::kUnknown);
 

@@ -40,15 +40,21 @@ const char* fix_name(Fix fix) {
       return "drop-statement";
     case Fix::kComputeOnGpu:
       return "compute-on-gpu";
+    case Fix::kFixedShape:
+      return "fixed-shape";
   }
   return "?";
 }
 
 bool removes_its_statement(Fix fix) { return fix == Fix::kEveryNSteps || fix == Fix::kDropStatement; }
 
-bool removes_work_between_its_calls(Fix fix) { return removes_its_statement(fix) || fix == Fix::kComputeOnGpu; }
+bool removes_work_between_its_calls(Fix fix) {
+  return removes_its_statement(fix) || fix == Fix::kComputeOnGpu || fix == Fix::kFixedShape;
+}
 
-bool saving_is_a_floor(Fix fix) { return fix == Fix::kDropCall || removes_its_statement(fix); }
+bool saving_is_a_floor(Fix fix) {
+  return fix == Fix::kDropCall || fix == Fix::kFixedShape || removes_its_statement(fix);
+}
 
 std::vector<uint64_t> work_between_statement_calls(const Program& program, const std::vector<SiteFix>& fixes,
                                                    const std::vector<uint32_t>& site_of_op) {
@@ -130,6 +136,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         break;
       case Fix::kDropCall:
       case Fix::kComputeOnGpu:  // the read-back's copy and waits; the work between them went above
+      case Fix::kFixedShape:
         carried = op.host_before_ns;
         continue;
       case Fix::kSideStream: {

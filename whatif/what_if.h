@@ -44,16 +44,22 @@ enum class Fix : uint8_t {
   // call, or an index tensor made once. Replayed as every-n-steps (the
   // statement's calls, their waits and the host work the statement spans).
   kDropStatement,
-  // A tensor used as a bool, or as a mask whose count sizes the result, is
-  // decided on the GPU instead (`torch.where`, a count kept on the GPU): the
-  // read-back goes altogether, its copy and its waits with the host's work
-  // between them, where read-later keeps the copy. The statement's other
-  // work stays, and what replaces the read (a launch or two) is not counted.
+  // A tensor used as a bool is decided on the GPU instead (`torch.where`, a
+  // count kept on the GPU): the read-back goes altogether, its copy and its
+  // waits with the host's work between them, where read-later keeps the
+  // copy. The statement's other work stays, and what replaces the read (a
+  // launch or two) is not counted.
   kComputeOnGpu,
+  // Boolean-mask indexing (x[mask], nonzero) becomes an operation of fixed
+  // shape (torch.where, a multiply by the mask, ignore_index): replayed as
+  // compute-on-gpu, the read-back of the count gone. nonzero's own kernels
+  // and dispatch, and the data-sized work after it (the gather, its
+  // backward's index_put_), go too, which the replay keeps: a floor.
+  kFixedShape,
 };
 
 // "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call", "every-n-steps", "drop-statement",
-// "compute-on-gpu"
+// "compute-on-gpu", "fixed-shape"
 const char* fix_name(Fix fix);
 
 // Whether the fix takes the finding's whole statement out of the step
@@ -62,7 +68,7 @@ bool removes_its_statement(Fix fix);
 
 // Whether the fix takes the host's work between its site's consecutive
 // calls with them (a read-back's copy and its wait): the statement-removing
-// fixes and compute-on-gpu.
+// fixes, compute-on-gpu and fixed-shape.
 bool removes_work_between_its_calls(Fix fix);
 
 // Whether what the replay says `fix` saves is a floor, because the fix also
@@ -71,6 +77,10 @@ bool removes_work_between_its_calls(Fix fix);
 //   faster. On an H200 the four allocator twins saved 1.2 to 2.3 times the
 //   prediction, and with empty_cache() in the loop the rest of the step's
 //   host work took 15-24% longer (docs/what-if.md).
+// - fixed-shape: nonzero's own kernels and the indexing sized by its count
+//   go too. On an H200 masked_indexing.py's twin saved 2.3% to 15% of a
+//   step over five device calls, realistic/varlen_batches.py's 10%, where the
+//   read-back alone predicted 1.5% and 0.6%.
 // - every-n-steps and drop-statement: the statement's Python work before its first CUDA call
 //   and after its last (print(loss) formatting and writing its line) goes
 //   too, but no call marks where it starts and ends. print_tensor.py's

@@ -4,14 +4,15 @@
 // sync: the hidden sync); the fixed one reads it every 50 steps. What fixing
 // it saves is the difference of the twins' steps; the broken twin's
 // recording predicts it (docs/what-if.md).
-//   readback_twins gpu|host broken|fixed|bool [steps=300]
+//   readback_twins gpu|host broken|fixed|bool|mask [steps=300]
 //     gpu:  300 µs of host work, 4 x 400 µs kernels (the GPU is the bottleneck)
 //     host: 2 ms of host work, 4 x 100 µs kernels (the host is)
 // `bool` is the broken twin with its value read as PyTorch's `if t:` reads
 // it, inside at::native::is_nonzero: the report names the operation from
 // that frame, and the prediction assumes its hint's fix (the decision made
-// on the GPU: the wait goes, the statement stays) instead of reading every
-// N steps (tests/integration/findings_test.cpp).
+// on the GPU: the read-back goes, the statement stays) instead of reading
+// every N steps (tests/integration/findings_test.cpp). `mask` reads it
+// inside at::native::nonzero_cuda, as x[mask] does: a fixed shape instead.
 // Prints `readback_twins: MODE VARIANT step_us=M`: the mean step after the
 // first 20, up to the GPU finishing the last (a host that runs ahead of the
 // GPU has not finished its steps until the GPU has).
@@ -64,17 +65,24 @@ __attribute__((noinline)) bool is_nonzero(const Tensor& t) {
   KEEP_FRAME();
   return nonzero;
 }
+// x[mask] reads the count of selected elements here.
+__attribute__((noinline)) long nonzero_cuda(const Tensor& t) {
+  const long count = read_back(t.device, t.pinned) != 0 ? 1 : 0;
+  KEEP_FRAME();
+  return count;
+}
 }  // namespace native
 }  // namespace at
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: readback_twins gpu|host broken|fixed [steps]\n");
+    std::fprintf(stderr, "usage: readback_twins gpu|host broken|fixed|bool|mask [steps]\n");
     return 2;
   }
   const bool gpu_bound = std::strcmp(argv[1], "gpu") == 0;
   const bool as_bool = std::strcmp(argv[2], "bool") == 0;
-  const bool broken = as_bool || std::strcmp(argv[2], "broken") == 0;
+  const bool as_mask = std::strcmp(argv[2], "mask") == 0;
+  const bool broken = as_bool || as_mask || std::strcmp(argv[2], "broken") == 0;
   const int steps = argc > 3 ? std::atoi(argv[3]) : 300;
   const uint64_t host_ns = gpu_bound ? 300000 : 2000000;
   const long long kernel_ns = gpu_bound ? 400000 : 100000;
@@ -90,6 +98,8 @@ int main(int argc, char** argv) {
     // that the steps measured start with the GPU caught up in both twins.
     if (as_bool) {
       total += at::native::is_nonzero(at::Tensor{device, pinned}) ? 1.0f : 0.0f;
+    } else if (as_mask) {
+      total += static_cast<float>(at::native::nonzero_cuda(at::Tensor{device, pinned}));
     } else if (broken || step % 50 == 49 || step == 19) {
       total += read_back(device, pinned);
     }

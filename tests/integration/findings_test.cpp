@@ -172,18 +172,29 @@ TEST(Findings, PythonFramesCanBeTurnedOff) {
 // The fix a prediction assumes follows the operation read from the
 // symbolised native frames, as the report names it: a value read inside
 // at::native::is_nonzero (`if loss > x:`) is decided on the GPU instead
-// (compute-on-gpu: its read-back goes, the statement stays); the same read-back
-// without PyTorch's frame is read every N steps (its statement goes).
+// (compute-on-gpu: its read-back goes, the statement stays); one read
+// inside at::native::nonzero_cuda (x[mask]) takes a fixed shape (replayed
+// alike, a floor: nonzero's own work goes too); the same read-back without
+// PyTorch's frame is read every N steps (its statement goes).
 TEST(Findings, AReadBacksOperationPicksTheFixItsPredictionAssumes) {
-  for (const char* variant : {"bool", "broken"}) {
-    SCOPED_TRACE(variant);
-    nlohmann::json r = record_json("readback_twins", {"host", variant, "60"});
+  struct Expected {
+    const char* variant;
+    const char* operation;
+    const char* fix;
+    bool floor;
+  };
+  for (const Expected& e : {Expected{"bool", "bool", "compute-on-gpu", false},
+                            Expected{"mask", "nonzero", "fixed-shape", true},
+                            Expected{"broken", "unknown", "every-n-steps", true}}) {
+    SCOPED_TRACE(e.variant);
+    nlohmann::json r = record_json("readback_twins", {"host", e.variant, "60"});
     const std::vector<nlohmann::json> syncs = steady(r, "hidden-sync");
     ASSERT_EQ(syncs.size(), 1u) << r.dump(1).substr(0, 2000);
     const nlohmann::json& f = syncs[0];
-    const bool as_bool = std::string(variant) == "bool";
-    EXPECT_EQ(f["operation"], as_bool ? "bool" : "unknown");
-    EXPECT_EQ(f["predicted_fix"], as_bool ? "compute-on-gpu" : "every-n-steps");
+    EXPECT_EQ(f["operation"], e.operation);
+    EXPECT_EQ(f["predicted_fix"], e.fix);
+    EXPECT_EQ(f["predicted_saving_is_floor"], e.floor);
+    EXPECT_GT(f["predicted_saving_us_per_step"].get<double>(), 0.0);
   }
 }
 

@@ -35,7 +35,9 @@ TEST(FindingFixes, AReadBacksOperationPicksItsFix) {
     EXPECT_EQ(fix_for(read_back, op), Fix::kEveryNSteps) << operation_name(op);
   }
   EXPECT_EQ(fix_for(read_back, Operation::kBool), Fix::kComputeOnGpu);
-  EXPECT_EQ(fix_for(read_back, Operation::kNonzero), Fix::kComputeOnGpu);
+  EXPECT_EQ(fix_for(read_back, Operation::kNonzero), Fix::kFixedShape);
+  EXPECT_STREQ(fix_name(Fix::kFixedShape), "fixed-shape");
+  EXPECT_TRUE(removes_work_between_its_calls(Fix::kFixedShape));
   EXPECT_STREQ(fix_name(Fix::kComputeOnGpu), "compute-on-gpu");
   EXPECT_FALSE(removes_its_statement(Fix::kComputeOnGpu));
   EXPECT_TRUE(removes_work_between_its_calls(Fix::kComputeOnGpu));
@@ -61,6 +63,7 @@ TEST(FindingFixes, FixesThatRemoveUnseenHostWorkSaveAtLeastTheirPrediction) {
   EXPECT_TRUE(saving_is_a_floor(Fix::kDropCall));
   EXPECT_TRUE(saving_is_a_floor(Fix::kEveryNSteps));
   EXPECT_TRUE(saving_is_a_floor(Fix::kDropStatement));
+  EXPECT_TRUE(saving_is_a_floor(Fix::kFixedShape)) << "nonzero's own kernels go too";
   for (Fix fix : {Fix::kReadLater, Fix::kDropSync, Fix::kPinnedAsync, Fix::kSideStream, Fix::kComputeOnGpu}) {
     EXPECT_FALSE(saving_is_a_floor(fix)) << fix_name(fix);
   }

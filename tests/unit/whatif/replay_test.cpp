@@ -265,6 +265,8 @@ TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
   EXPECT_EQ(replay(later).host_end_ns[0], (100 + 7 + 9 + 12 + 2 + 11) * kUs)
       << "read-later keeps the copy's call and the work after it";
   EXPECT_LT(replay(on_gpu).host_end_ns[0], replay(later).host_end_ns[0]);
+  const Program fixed_shape = apply_fixes(p, {{4, Fix::kFixedShape}}, &marks);
+  EXPECT_EQ(replay(fixed_shape).host_end_ns[0], replay(on_gpu).host_end_ns[0]) << "replayed alike; only a floor";
 }
 
 TEST(WhatIf, DropCallRemovesTheCallAndItsHostTime) {
