@@ -57,7 +57,7 @@ its realistic/ and its libraries/ folders):
    over every round (each broken run against the fixed run interleaved
    with it), is UNRESOLVED, not FAIL: the measurement cannot judge it
    (more --processes or --rounds may). A prediction given as a floor
-   ("saves at least": drop-call, every-n-steps) that lies below the band
+   ("saves at least": drop-call, every-n-steps, drop-statement, fixed-shape) that lies below the band
    and outside both is FLOOR: what it says holds, but it is not the
    saving. Only PASS counts as passing.
    The host-bound interval is reported against the same saving (whether it
