@@ -15,8 +15,9 @@ namespace syncscope::whatif {
 // a read-back printed or logged goes with its statement (every N steps),
 // a tensor used as a bool is decided on the GPU instead (the statement
 // stays, its read-back goes: copy, wait and the work between), a mask's
-// selection takes a fixed shape (the same, a floor), a Python list as an index becomes a
-// slice (the statement's work goes). kUnknown: by cause alone.
+// selection takes a fixed shape (the same, a floor), a Python list as an
+// index becomes a slice (the statement's work goes). kUnknown: by cause
+// alone.
 std::optional<Fix> fix_for(const Finding& finding, Operation operation = Operation::kUnknown);
 
 }  // namespace syncscope::whatif
