@@ -191,7 +191,8 @@ std::string operation_hint(Operation op, bool in_backward) {
   if (in_backward && op == Operation::kNonzero) {
     return "autograd's backward of boolean-mask indexing (x[mask] in the forward pass) runs nonzero again, so "
            "backward() waits for the GPU: in the forward select without a boolean index (multiply by the mask, "
-           "torch.where) or with nonzero_static(size=...)";
+           "torch.where; for a loss, weight it by the mask or use the loss's ignore_index) or with "
+           "nonzero_static(size=...)";
   }
   if (in_backward && op != Operation::kUnknown && op != Operation::kFree && op != Operation::kAllocator) {
     return "the backward of an operation in the forward pass reads a value on the host (its ...Backward node "
@@ -209,7 +210,8 @@ std::string operation_hint(Operation op, bool in_backward) {
     case Operation::kNonzero:
       return "nonzero, boolean-mask indexing (x[mask]) and masked assignment (x[mask] = v) must know how many "
              "elements are selected, so the host waits for the GPU: for assignment use torch.where(mask, v, x) "
-             "or x.masked_fill_(mask, v); for sums multiply by the mask; with a known bound use "
+             "or x.masked_fill_(mask, v); for sums multiply by the mask; for a loss over the selected elements "
+             "weight it by the mask or use the loss's ignore_index; with a known bound use "
              "nonzero_static(size=...)";
     case Operation::kCopyToDevicePinned:
       return "a blocking .to(device) of pinned memory waits until the copy and all work queued before it are "
