@@ -30,7 +30,8 @@ its realistic/ and its libraries/ folders):
    process, with its 95% interval from order statistics: whole rounds of a
    host-bound twin ranged over ±20% within one process, and blocks tens of
    milliseconds apart share what drifts. Not for programs that need the
-   main thread (Lightning, the Trainer); with periodic work (eval every N
+   main thread (step_interleaver.py: Lightning and the Trainer are untried);
+   with periodic work (eval every N
    steps), choose B a multiple of its period.
 2. The broken twin is recorded --processes times with the full GPU timeline
    (the prediction is `measured`; --timeline sampled for the default
@@ -444,7 +445,7 @@ def main():
     parser.add_argument("--interleave-steps", type=int, default=0, metavar="B",
                         help="time the twins in lockstep blocks of B steps in one process (step_interleaver.py) "
                              "instead of whole runs: for host-bound twins a few percent apart; not for programs "
-                             "that need the main thread (Lightning, the Trainer)")
+                             "that need the main thread (Lightning and the Trainer untried)")
     parser.add_argument("--timeline", default="full",
                         help="the measured recording's --gpu-timeline: full (default), sampled or W/P; a sampled one "
                              "needs runs of several seconds (its first burst opens 2 s in)")

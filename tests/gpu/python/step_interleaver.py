@@ -29,8 +29,10 @@ Limits: both programs share the interpreter (sys.argv, the working folder,
 imported modules, torch's seed and CUDA context): meant for twins that
 differ in a line or in arguments read at start-up, run from one folder
 (sys.argv is set as each program starts, in its own turn). Programs
-that need the main thread (signal handlers: Lightning, the Trainer) or
-start processes from __main__ do not run here.
+that need the main thread (signal.signal raises off it) or start
+processes from __main__ do not run here. Lightning registers its signal
+handlers only on the main thread (its signal connector checks), so its
+loops may run here; neither it nor the Trainer has been tried yet.
 
 RESULT.json: {"programs": [...], "block": B, "blocks": [[program index,
 µs per step], ... in time order], "errors": [...]}.
