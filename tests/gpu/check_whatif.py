@@ -31,8 +31,8 @@ its realistic/ and its libraries/ folders):
    host-bound twin ranged over ±20% within one process, and blocks tens of
    milliseconds apart share what drifts. Not for programs that need the
    main thread (step_interleaver.py: Lightning and the Trainer are untried);
-   with periodic work (eval every N
-   steps), choose B a multiple of its period.
+   with periodic work (eval every N steps), choose B a multiple of its
+   period.
 2. The broken twin is recorded --processes times with the full GPU timeline
    (the prediction is `measured`; --timeline sampled for the default
    sampling) and once without one (`host-bound`, an interval); the fixed
@@ -58,9 +58,9 @@ its realistic/ and its libraries/ folders):
    over every round (each broken run against the fixed run interleaved
    with it), is UNRESOLVED, not FAIL: the measurement cannot judge it
    (more --processes or --rounds may). A prediction given as a floor
-   ("saves at least": drop-call, every-n-steps, drop-statement, fixed-shape) that lies below the band
-   and outside both is FLOOR: what it says holds, but it is not the
-   saving. Only PASS counts as passing.
+   ("saves at least": drop-call, every-n-steps, drop-statement,
+   fixed-shape) that lies below the band and outside both is FLOOR: what
+   it says holds, but it is not the saving. Only PASS counts as passing.
    The host-bound interval is reported against the same saving (whether it
    holds it), not judged.
 
