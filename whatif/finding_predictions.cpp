@@ -24,8 +24,9 @@ std::map<int, Steps> steps_by_phase(const Analysis& analysis) {
 
 SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid, f.stack_id}; }
 
-// Each every-n-steps site's statement (statement_span.h), found once for its
-// own finding and for "all fixed".
+// Each statement-removing site's statement (statement_span.h; for
+// fixed-shape from its read-back on), found once for its own finding and
+// for "all fixed".
 using Statements = std::map<uint32_t, StatementSpan>;
 
 // Whether line events bounded (or, past the watch's budget, stood for)
@@ -35,7 +36,7 @@ bool whole_statement(const StatementSpan& span) {
 }
 
 // The site of each op the fixes change: each site's own calls, and for
-// every-n-steps all of its statement's (which may hold other sites' calls:
+// every-n-steps all of its statement's (fixed-shape: from its read-back on) (which may hold other sites' calls:
 // print(loss) read back eight times a step on an H200, and printing less
 // drops them all), with the statement's own host work.
 OpMarks marks_for(const TraceProgram& program, const Statements& statements,
@@ -46,7 +47,7 @@ OpMarks marks_for(const TraceProgram& program, const Statements& statements,
   std::vector<uint64_t> statement_work(program.program.ops.size(), 0);
   for (const auto& [spec, fix] : fixes) {
     auto statement = statements.find(spec.site);
-    if (!removes_its_statement(fix) || statement == statements.end()) continue;
+    if (statement_part(fix) == StatementPart::kNone || statement == statements.end()) continue;
     const StatementSpan& span = statement->second;
     for (size_t i = 0; i < span.ops.size() && i < marks.site.size(); ++i) {
       if (span.ops[i]) marks.site[i] = spec.site;
@@ -91,11 +92,15 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     }
     const auto& [program, base] = phase->second;
     const uint32_t site = static_cast<uint32_t>(i + 1);
+    // A whole statement that line events bounded is seen whole: no floor.
+    // Fixed-shape's stays one (what_if.h).
     bool seen_whole = false;
-    if (removes_its_statement(*fix)) {
+    const StatementPart part = statement_part(*fix);
+    if (part != StatementPart::kNone) {
+      const SpanStart start = part == StatementPart::kWhole ? SpanStart::kLineStart : SpanStart::kFirstCall;
       const StatementSpan& span =
-          statements.emplace(site, statement_span(program, trace, f.tid, f.stack_id, code)).first->second;
-      seen_whole = whole_statement(span);
+          statements.emplace(site, statement_span(program, trace, f.tid, f.stack_id, code, start)).first->second;
+      seen_whole = part == StatementPart::kWhole && whole_statement(span);
     }
     const OpMarks marks = marks_for(program, statements, {{site_of(f, site), *fix}});
     const bool floor = saving_is_a_floor(*fix) && !seen_whole;

@@ -204,7 +204,7 @@ void add_host_work_inside(const TraceProgram& built, const std::vector<uint64_t>
 }  // namespace
 
 StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid, uint32_t stack_id,
-                             const CodeOwnershipOptions& code) {
+                             const CodeOwnershipOptions& code, SpanStart start) {
   const size_t n = built.call_site_of_op.size();
   StatementSpan out{std::vector<bool>(n, false), std::vector<uint64_t>(n, 0), 0, 0};
   std::vector<PythonFrame> statement = statement_frames(trace, stack_id, code);
@@ -233,10 +233,12 @@ StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trac
                                                  ? ops_starting_in(starts, line->first, line->second)
                                                  : std::pair<size_t, size_t>{0, 0};
     if (line != lines.end() && line_bounds_calls(built, tid, matcher, calls, inside)) {
-      for (size_t i = inside.first; i < inside.second; ++i) out.ops[i] = built.call_site_of_op[i].first == tid;
-      add_host_work_inside(built, starts, line->first, line->second, &out.host_work_ns);
+      const bool from_line = start == SpanStart::kLineStart;
+      const size_t first = from_line ? inside.first : calls.first;
+      for (size_t i = first; i < inside.second; ++i) out.ops[i] = built.call_site_of_op[i].first == tid;
+      add_host_work_inside(built, starts, from_line ? line->first : first_start, line->second, &out.host_work_ns);
       uint64_t head = 0, tail = 0;
-      for (size_t i = inside.first; i <= calls.first; ++i) head += out.host_work_ns[i];
+      for (size_t i = first; i <= calls.first; ++i) head += out.host_work_ns[i];
       for (size_t i = calls.last + 1; i <= inside.second && i < n; ++i) tail += out.host_work_ns[i];
       heads.push_back(head);
       tails.push_back(tail);

@@ -32,6 +32,13 @@ namespace syncscope::whatif {
 // more.
 inline constexpr size_t kMaxCallsInsideStatement = 16;
 
+// Where each execution's span begins: where the line began (every-n-steps
+// and drop-statement take the whole statement), or at its first call that
+// says where it comes from (fixed-shape: x[mask] reads back nonzero's
+// count, and what follows is the work the count sized; the mask's own
+// computation before it stays).
+enum class SpanStart : uint8_t { kLineStart, kFirstCall };
+
 // What removing the statement's executions takes out of the program.
 struct StatementSpan {
   // Per op of `built`: a call of an execution of the statement.
@@ -61,7 +68,9 @@ struct StatementSpan {
 // first call and after the last of those it bounded. Empty spans when the
 // site has no Python frame outside PyTorch and the standard library.
 // `code`: --user-code, --library-code, as the report names the line.
+// `start`: kFirstCall leaves out each execution's work before its first
+// call (the ops and the host work, none for executions after the watch).
 StatementSpan statement_span(const TraceProgram& built, const ProcessTrace& trace, uint32_t tid, uint32_t stack_id,
-                             const CodeOwnershipOptions& code = {});
+                             const CodeOwnershipOptions& code = {}, SpanStart start = SpanStart::kLineStart);
 
 }  // namespace syncscope::whatif

@@ -46,14 +46,18 @@ const char* fix_name(Fix fix) {
   return "?";
 }
 
-bool removes_its_statement(Fix fix) { return fix == Fix::kEveryNSteps || fix == Fix::kDropStatement; }
+StatementPart statement_part(Fix fix) {
+  if (fix == Fix::kEveryNSteps || fix == Fix::kDropStatement) return StatementPart::kWhole;
+  if (fix == Fix::kFixedShape) return StatementPart::kFromItsReadBack;
+  return StatementPart::kNone;
+}
 
 bool removes_work_between_its_calls(Fix fix) {
-  return removes_its_statement(fix) || fix == Fix::kComputeOnGpu || fix == Fix::kFixedShape;
+  return statement_part(fix) != StatementPart::kNone || fix == Fix::kComputeOnGpu;
 }
 
 bool saving_is_a_floor(Fix fix) {
-  return fix == Fix::kDropCall || fix == Fix::kFixedShape || removes_its_statement(fix);
+  return fix == Fix::kDropCall || statement_part(fix) != StatementPart::kNone;
 }
 
 std::vector<uint64_t> work_between_statement_calls(const Program& program, const std::vector<SiteFix>& fixes,
@@ -91,10 +95,11 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     Op op = program.ops[i];
     op.site = site_of_op[i];
     // An every-n-steps statement's own host work goes with it: between its
-    // calls, and with line events before its first and after its last.
+    // calls, and with line events before its first and after its last (a
+    // fixed-shape statement's, from its read-back on).
     if (i < statement_host_ns.size()) op.host_before_ns -= std::min(op.host_before_ns, statement_host_ns[i]);
     auto it = op.site != 0 ? fix_of.find(op.site) : fix_of.end();
-    if (it != fix_of.end() && removes_its_statement(it->second)) {
+    if (it != fix_of.end() && statement_part(it->second) != StatementPart::kNone) {
       // What came before the statement stays, carried to the next op kept
       // when its first call goes (a sync).
       const uint64_t before = op.host_before_ns + carried;
@@ -105,7 +110,8 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
       // What it queued stays queued, at no host time: the statement's GPU
       // work is small (print's formatting kernels, a 4-byte copy), and from
       // host timing alone the estimate may give a read-back's copy all the
-      // GPU time its sync waited for (gpu_estimate.h).
+      // GPU time its sync waited for (gpu_estimate.h). A fixed-shape
+      // statement's gather stands for the kernel that replaces it.
       op.host_before_ns = before;
       carried = 0;
       op.call_ns = op.waited_ns = op.after_ns = 0;
@@ -123,6 +129,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     switch (it->second) {
       case Fix::kEveryNSteps:
       case Fix::kDropStatement:
+      case Fix::kFixedShape:
         break;  // handled above
       case Fix::kReadLater:
       case Fix::kDropSync:
@@ -136,7 +143,6 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         break;
       case Fix::kDropCall:
       case Fix::kComputeOnGpu:  // the read-back's copy and waits; the work between them went above
-      case Fix::kFixedShape:
         carried = op.host_before_ns;
         continue;
       case Fix::kSideStream: {

@@ -51,10 +51,15 @@ enum class Fix : uint8_t {
   // launch or two) is not counted.
   kComputeOnGpu,
   // Boolean-mask indexing (x[mask], nonzero) becomes an operation of fixed
-  // shape (torch.where, a multiply by the mask, ignore_index): replayed as
-  // compute-on-gpu, the read-back of the count gone. nonzero's own kernels
-  // and dispatch, and the data-sized work after it (the gather, its
-  // backward's index_put_), go too, which the replay keeps: a floor.
+  // shape (torch.where, a multiply by the mask, ignore_index): the read-back
+  // of the count goes, with everything of the statement after it, the work
+  // the count sized (nonzero's selection, the gather, the host work of their
+  // dispatch), where Python line events say where the statement ends
+  // (statement_span.h); what they queued stays queued, standing for the
+  // fixed-shape kernel. The statement's work before the read-back (the
+  // mask, nonzero's count) stays, standing for the fixed-shape operation's
+  // own dispatch. A floor: the gather's backward (index_put_, on autograd's
+  // thread) goes too.
   kFixedShape,
 };
 
@@ -62,9 +67,12 @@ enum class Fix : uint8_t {
 // "compute-on-gpu", "fixed-shape"
 const char* fix_name(Fix fix);
 
-// Whether the fix takes the finding's whole statement out of the step
-// (every-n-steps, drop-statement), so that the replay needs its span.
-bool removes_its_statement(Fix fix);
+// How much of the finding's statement (statement_span.h) a fix takes out of
+// the step, so that the replay needs its span: all of it (every-n-steps,
+// drop-statement), its read-back and what follows it (fixed-shape), or none
+// beyond the site's own calls.
+enum class StatementPart : uint8_t { kNone, kWhole, kFromItsReadBack };
+StatementPart statement_part(Fix fix);
 
 // Whether the fix takes the host's work between its site's consecutive
 // calls with them (a read-back's copy and its wait): the statement-removing
@@ -77,10 +85,12 @@ bool removes_work_between_its_calls(Fix fix);
 //   faster. On an H200 the four allocator twins saved 1.2 to 2.3 times the
 //   prediction, and with empty_cache() in the loop the rest of the step's
 //   host work took 15-24% longer (docs/what-if.md).
-// - fixed-shape: nonzero's own kernels and the indexing sized by its count
-//   go too. On an H200 masked_indexing.py's twin saved 2.3% to 15% of a
-//   step over five device calls, realistic/varlen_batches.py's 10%, where the
-//   read-back alone predicted 1.5% and 0.6%.
+// - fixed-shape: the backward of the gather the count sized (index_put_, on
+//   autograd's thread) goes too, and without Python line events so does
+//   the statement's work after the read-back. On an H200 masked_indexing.py's
+//   twin saved 2.3% to 15% of a step over five device calls,
+//   realistic/varlen_batches.py's 10%, where the read-back alone predicted
+//   1.5% and 0.6%.
 // - every-n-steps and drop-statement: the statement's Python work before its first CUDA call
 //   and after its last (print(loss) formatting and writing its line) goes
 //   too, but no call marks where it starts and ends. print_tensor.py's

@@ -38,8 +38,9 @@ TEST(FindingFixes, AReadBacksOperationPicksItsFix) {
   EXPECT_EQ(fix_for(read_back, Operation::kNonzero), Fix::kFixedShape);
   EXPECT_STREQ(fix_name(Fix::kFixedShape), "fixed-shape");
   EXPECT_TRUE(removes_work_between_its_calls(Fix::kFixedShape));
+  EXPECT_EQ(statement_part(Fix::kFixedShape), StatementPart::kFromItsReadBack);
   EXPECT_STREQ(fix_name(Fix::kComputeOnGpu), "compute-on-gpu");
-  EXPECT_FALSE(removes_its_statement(Fix::kComputeOnGpu));
+  EXPECT_EQ(statement_part(Fix::kComputeOnGpu), StatementPart::kNone);
   EXPECT_TRUE(removes_work_between_its_calls(Fix::kComputeOnGpu));
   EXPECT_FALSE(removes_work_between_its_calls(Fix::kReadLater));
   // Other causes keep their fix whatever the operation.
@@ -54,16 +55,16 @@ TEST(FindingFixes, AListAsAnIndexBecomesASliceWhicheverFindingNamesIt) {
   EXPECT_EQ(fix_for(with(Category::kPageableCopy, Cause::kSynchronous), Operation::kListIndex), Fix::kDropStatement);
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kCopyThenSync), Operation::kListIndex), Fix::kDropStatement);
   EXPECT_STREQ(fix_name(Fix::kDropStatement), "drop-statement");
-  EXPECT_TRUE(removes_its_statement(Fix::kDropStatement));
-  EXPECT_TRUE(removes_its_statement(Fix::kEveryNSteps));
-  EXPECT_FALSE(removes_its_statement(Fix::kReadLater));
+  EXPECT_EQ(statement_part(Fix::kDropStatement), StatementPart::kWhole);
+  EXPECT_EQ(statement_part(Fix::kEveryNSteps), StatementPart::kWhole);
+  EXPECT_EQ(statement_part(Fix::kReadLater), StatementPart::kNone);
 }
 
 TEST(FindingFixes, FixesThatRemoveUnseenHostWorkSaveAtLeastTheirPrediction) {
   EXPECT_TRUE(saving_is_a_floor(Fix::kDropCall));
   EXPECT_TRUE(saving_is_a_floor(Fix::kEveryNSteps));
   EXPECT_TRUE(saving_is_a_floor(Fix::kDropStatement));
-  EXPECT_TRUE(saving_is_a_floor(Fix::kFixedShape)) << "nonzero's own kernels go too";
+  EXPECT_TRUE(saving_is_a_floor(Fix::kFixedShape)) << "the gather's backward goes too";
   for (Fix fix : {Fix::kReadLater, Fix::kDropSync, Fix::kPinnedAsync, Fix::kSideStream, Fix::kComputeOnGpu}) {
     EXPECT_FALSE(saving_is_a_floor(fix)) << fix_name(fix);
   }

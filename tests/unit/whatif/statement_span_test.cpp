@@ -151,6 +151,39 @@ TEST(StatementSpan, LineEventsBoundAnExecutionFromTheLinesStartToTheNextLines) {
   }
 }
 
+// x[mask]: the mask and nonzero's count before the read-back stay (they
+// stand for torch.where's own work); the read-back and what the count sized
+// after it go, up to where the next line begins.
+TEST(StatementSpan, FromTheFirstCallLeavesTheWorkBeforeItOut) {
+  Recording r = print_loop_with_lines(2, 40);
+  TraceProgram p = program_from_trace(r.trace, r.steps, {});
+  const StatementSpan span = statement_span(p, r.trace, 1, kPrintFirst, {}, SpanStart::kFirstCall);
+  const std::string step = "....xxxxx...";
+  EXPECT_EQ(marked(p, span.ops), step + "|" + step + "|" + step);
+  EXPECT_EQ(span.executions_from_lines, 3u);
+  for (size_t i = 0; i < p.program.ops.size(); ++i) {
+    const size_t in_step = i % 12;
+    if (in_step == 9) {
+      EXPECT_GE(span.host_work_ns[i], 30000u) << "the 30 µs after the last call, before line 9, go";
+      EXPECT_LT(span.host_work_ns[i], p.program.ops[i].host_before_ns);
+    } else if (in_step > 4 && in_step < 9) {
+      EXPECT_EQ(span.host_work_ns[i], p.program.ops[i].host_before_ns) << i;
+    } else {
+      EXPECT_EQ(span.host_work_ns[i], 0u) << "the line's 40 µs and launches before the read-back stay: " << i;
+    }
+  }
+  // Past the watch's budget the executions take the work after their last
+  // call, and none before.
+  Recording once = print_loop_with_lines(0, 40, 1);
+  TraceProgram q = program_from_trace(once.trace, once.steps, {});
+  const StatementSpan later = statement_span(q, once.trace, 1, kPrintFirst, {}, SpanStart::kFirstCall);
+  EXPECT_EQ(marked(q, later.ops), "..xxxxx...|..xxxxx...|..xxxxx...");
+  for (size_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(later.host_work_ns[s * 10 + 2], 0u) << s;
+    EXPECT_GE(later.host_work_ns[s * 10 + 7], 30000u) << s;
+  }
+}
+
 TEST(StatementSpan, ExecutionsAfterTheWatchStoppedTakeTheWorkItSawBeforeAndAfter) {
   Recording r = print_loop_with_lines(0, 40, 1);
   TraceProgram p = program_from_trace(r.trace, r.steps, {});
