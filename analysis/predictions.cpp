@@ -44,6 +44,7 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOw
     f.prediction_measured = p.basis == whatif::Basis::kMeasured;
     f.predicted_fix = whatif::fix_name(predictions.findings[i]->fix);
     f.prediction_floor = predictions.findings[i]->floor;
+    f.prediction_ceiling = predictions.findings[i]->ceiling;
     f.saving_ns_per_step_low = p.saving_low_ns;
     f.saving_ns_per_step_high = p.saving_high_ns;
     f.step_ns_without_low = p.step_without_low_ns;
@@ -63,13 +64,14 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOw
   std::stable_sort(analysis->findings.begin(), analysis->findings.end(), ranks_before);
   for (const whatif::PhasePrediction& phase : predictions.phases) {
     const whatif::Prediction& p = phase.all_fixed;
-    const bool floor = std::any_of(analysis->findings.begin(), analysis->findings.end(), [&](const Finding& f) {
-      return f.predicted && f.prediction_floor && f.phase_index == phase.phase_index;
-    });
-    analysis->all_fixed.push_back(AllFixedPrediction{phase.phase_index, p.basis == whatif::Basis::kMeasured,
-                                                     p.recorded_step_ns, p.replayed_step_ns, p.step_without_low_ns,
-                                                     p.step_without_high_ns, p.fits(), floor, p.saving_low_ns,
-                                                     p.saving_high_ns});
+    SavingBounds bounds;
+    for (const Finding& f : analysis->findings) {
+      if (f.predicted && f.phase_index == phase.phase_index) bounds.add(f.prediction_floor, f.prediction_ceiling);
+    }
+    analysis->all_fixed.push_back(AllFixedPrediction{
+        phase.phase_index, p.basis == whatif::Basis::kMeasured, p.recorded_step_ns, p.replayed_step_ns,
+        p.step_without_low_ns, p.step_without_high_ns, p.fits(), bounds.floor(), bounds.ceiling(), p.saving_low_ns,
+        p.saving_high_ns});
   }
 }
 

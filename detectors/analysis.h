@@ -22,6 +22,21 @@ struct StepFigures {
   std::array<uint64_t, kGpuIdleCauses> gpu_idle_by_cause{};  // sums to the span less gpu_busy_ns
 };
 
+// The bound of a sum of savings whose parts may be floors ("saves at
+// least"), ceilings ("at most") or plain predictions: a floor where some
+// part is one and none is a ceiling, a ceiling the other way round, else
+// neither (the parts pull both ways).
+struct SavingBounds {
+  bool any_floor = false, any_ceiling = false;
+  void add(bool floor, bool ceiling) {
+    any_floor = any_floor || floor;
+    any_ceiling = any_ceiling || ceiling;
+  }
+  void add(const SavingBounds& other) { add(other.any_floor, other.any_ceiling); }
+  bool floor() const { return any_floor && !any_ceiling; }
+  bool ceiling() const { return any_ceiling && !any_floor; }
+};
+
 // Every steady finding of a phase fixed at once, as predicted by replaying
 // its steady steps (issue 27, docs/what-if.md).
 struct AllFixedPrediction {
@@ -33,9 +48,11 @@ struct AllFixedPrediction {
   // The replay came within whatif::kMaxReplayError of the recorded steps;
   // if not, the phase's findings carry no prediction and the report says why.
   bool fits = true;
-  // One of the phase's fixes saves at least what the replay says
-  // (whatif::saving_is_a_floor): so does fixing them all.
+  // Some of the phase's fixes save at least what the replay says
+  // (whatif::saving_is_a_floor) and none at most: so does fixing them all;
+  // and the other way round (SavingBounds).
   bool floor = false;
+  bool ceiling = false;
   // What fixing them all saves a step, as a finding's saving is taken: the
   // replay as recorded minus the replay without them. Not the recorded step
   // minus step_ns_without_*, which would add the replay's error to it.

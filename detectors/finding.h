@@ -80,7 +80,8 @@ struct Finding {
   bool predicted = false;
   bool prediction_measured = false;
   std::string predicted_fix;  // the fix replayed: "read-later", "pinned-async", ... (whatif/what_if.h)
-  bool prediction_floor = false;  // the fix saves at least this (whatif::saving_is_a_floor)
+  bool prediction_floor = false;    // the fix saves at least this (whatif::saving_is_a_floor)
+  bool prediction_ceiling = false;  // the fix saves at most this (whatif::saving_is_a_ceiling); never both
   double saving_ns_per_step_low = 0, saving_ns_per_step_high = 0;
   double step_ns_without_low = 0, step_ns_without_high = 0;
   double replayed_step_ns = 0;  // its phase's steps replayed as recorded (the model's error against the recording)

@@ -13,6 +13,7 @@ void copy_prediction(Finding& into, const Finding& from) {
   into.prediction_measured = from.prediction_measured;
   into.predicted_fix = from.predicted_fix;
   into.prediction_floor = from.prediction_floor;
+  into.prediction_ceiling = from.prediction_ceiling;
   into.saving_ns_per_step_low = from.saving_ns_per_step_low;
   into.saving_ns_per_step_high = from.saving_ns_per_step_high;
   into.step_ns_without_low = from.step_ns_without_low;

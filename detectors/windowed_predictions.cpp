@@ -7,7 +7,7 @@ namespace syncscope {
 void WindowedPredictions::Sum::add(const Sum& other) {
   if (!other.any) return;
   measured = measured && other.measured;  // true until a part is estimated
-  floor = floor || other.floor;
+  bounds.add(other.bounds);
   if (fix.empty()) fix = other.fix;
   any = true;
   low += other.low;
@@ -40,7 +40,7 @@ void WindowedPredictions::add_window(const Analysis& a, const std::vector<int>& 
     Sum one;
     one.any = true;
     one.measured = f.measured;
-    one.floor = f.floor;
+    one.bounds.add(f.floor, f.ceiling);
     one.low = f.saving_ns_low * w;
     one.high = f.saving_ns_high * w;
     one.replayed = f.replayed_step_ns * w;
@@ -60,7 +60,7 @@ WindowedPredictions::Sum WindowedPredictions::finding_sum(const Analysis& a, con
   s.any = true;
   s.measured = f.prediction_measured;
   s.fix = f.predicted_fix;
-  s.floor = f.prediction_floor;
+  s.bounds.add(f.prediction_floor, f.prediction_ceiling);
   s.low = f.saving_ns_per_step_low * w;
   s.high = f.saving_ns_per_step_high * w;
   s.replayed = f.replayed_step_ns * w;
@@ -75,7 +75,8 @@ void WindowedPredictions::apply(const Sum& sum, int phase, const PhaseInfo& info
   f->predicted = true;
   f->prediction_measured = sum.measured;
   f->predicted_fix = sum.fix;
-  f->prediction_floor = sum.floor;
+  f->prediction_floor = sum.bounds.floor();
+  f->prediction_ceiling = sum.bounds.ceiling();
   f->saving_ns_per_step_low = sum.low / steps;
   f->saving_ns_per_step_high = sum.high / steps;
   f->prediction_step_ns = info.step_ns;
@@ -106,7 +107,8 @@ std::vector<AllFixedPrediction> WindowedPredictions::all_fixed(const std::vector
     AllFixedPrediction a;
     a.phase_index = phase_to[p];
     a.measured = s.fixed.measured;
-    a.floor = s.fixed.floor;
+    a.floor = s.fixed.bounds.floor();
+    a.ceiling = s.fixed.bounds.ceiling();
     a.recorded_step_ns = info.step_ns;
     // The replay's error in the predicted windows, carried to the whole.
     a.replayed_step_ns = info.step_ns * (s.fixed.replayed / s.recorded);

@@ -30,7 +30,7 @@ class WindowedPredictions {
   struct Sum {
     bool any = false;
     bool measured = true;
-    bool floor = false;  // a part saves at least its figure
+    SavingBounds bounds;  // parts that save at least, or at most, their figure
     std::string fix;
     double low = 0, high = 0, replayed = 0, weight = 0;  // step-weighted
     void add(const Sum& other);

@@ -24,18 +24,23 @@ constexpr double kNegligibleShare = 0.01;
 // a step": the saving's interval as the user reads it. A floor
 // (whatif::saving_is_a_floor) says so: "at least 113 µs a step (15%)",
 // "310 µs to 410 µs a step (13% to 17%) or more", "under 1% of a step as
-// replayed, or more".
-std::string saving_span(double low, double high, double step_ns, bool one_figure, bool floor) {
-  const std::string more = floor ? " as replayed, or more" : "";
-  if (high <= 0) return "no step time" + more;
-  if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step" + more;
-  if (one_figure || format_computed_duration(low) == format_computed_duration(high))
-    return (floor ? "at least " : "") + format_computed_duration(high) + " a step (" + share(high, step_ns) + ")";
+// replayed, or more"; and a ceiling (whatif::saving_is_a_ceiling): "at most
+// 113 µs a step (15%)", "... or less", "no step time as replayed, or less"
+// (it may cost some).
+std::string saving_span(double low, double high, double step_ns, bool one_figure, bool floor, bool ceiling) {
+  const std::string beyond = floor ? " or more" : ceiling ? " or less" : "";
+  const std::string as_replayed = beyond.empty() ? "" : " as replayed," + beyond;
+  if (high <= 0) return "no step time" + as_replayed;
+  if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step" + as_replayed;
+  if (one_figure || format_computed_duration(low) == format_computed_duration(high)) {
+    const std::string bound = floor ? "at least " : ceiling ? "at most " : "";
+    return bound + format_computed_duration(high) + " a step (" + share(high, step_ns) + ")";
+  }
   const std::string shares = share(low, step_ns) == share(high, step_ns)
                                  ? share(high, step_ns)
                                  : share(low, step_ns) + " to " + share(high, step_ns);
   return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + shares + ")" +
-         (floor ? " or more" : "");
+         beyond;
 }
 
 }  // namespace
@@ -44,7 +49,7 @@ std::string predicted_saving_text(const Finding& f, double step_ns) {
   if (!f.predicted) return "";
   return "fixing it (" + f.predicted_fix + ") saves " +
          saving_span(f.saving_ns_per_step_low, f.saving_ns_per_step_high, step_ns, f.prediction_measured,
-                     f.prediction_floor) +
+                     f.prediction_floor, f.prediction_ceiling) +
          ", " + basis_text(f.prediction_measured);
 }
 
@@ -59,7 +64,7 @@ std::string all_fixed_text(const AllFixedPrediction& p) {
            " recorded (" + percent + "), too far off to judge a fix (docs/what-if.md)";
   }
   return "fixing every steady finding saves " +
-         saving_span(p.saving_ns_low, p.saving_ns_high, step, p.measured, p.floor) +
+         saving_span(p.saving_ns_low, p.saving_ns_high, step, p.measured, p.floor, p.ceiling) +
          ", " + basis_text(p.measured);
 }
 

@@ -104,7 +104,8 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     }
     const OpMarks marks = marks_for(program, statements, {{site_of(f, site), *fix}});
     const bool floor = saving_is_a_floor(*fix) && !seen_whole;
-    out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor};
+    out.findings[i] =
+        FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor, saving_is_a_ceiling(*fix)};
     fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
   }
   for (const auto& [phase, fixable] : fixable_by_phase) {

@@ -23,6 +23,8 @@ struct FindingPrediction {
   // every-n-steps unless Python line events bounded each execution of the
   // statement (statement_span.h).
   bool floor = false;
+  // The fix saves at most this (saving_is_a_ceiling): side-stream.
+  bool ceiling = false;
 };
 
 struct PhasePrediction {

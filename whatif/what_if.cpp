@@ -60,6 +60,8 @@ bool saving_is_a_floor(Fix fix) {
   return fix == Fix::kDropCall || statement_part(fix) != StatementPart::kNone;
 }
 
+bool saving_is_a_ceiling(Fix fix) { return fix == Fix::kSideStream; }
+
 std::vector<uint64_t> work_between_statement_calls(const Program& program, const std::vector<SiteFix>& fixes,
                                                    const std::vector<uint32_t>& site_of_op) {
   std::vector<uint64_t> out(program.ops.size(), 0);

@@ -60,7 +60,9 @@ its realistic/ and its libraries/ folders):
    (more --processes or --rounds may). A prediction given as a floor
    ("saves at least": drop-call, every-n-steps, drop-statement,
    fixed-shape) that lies below the band and outside both is FLOOR: what
-   it says holds, but it is not the saving. Only PASS counts as passing.
+   it says holds, but it is not the saving; one given as a ceiling ("saves
+   at most": side-stream) that lies above them is CEILING. Only PASS counts
+   as passing.
    The host-bound interval is reported against the same saving (whether it
    holds it), not judged.
 
@@ -257,7 +259,8 @@ def prediction(report, rel):
         low, high = fixed["predicted_saving_us_per_step_range"]
     return {"recorded_step_us": recorded, "replayed_step_us": replayed, "saving_low_us": low,
             "saving_high_us": high, "basis": fixed["prediction_basis"], "findings": listed,
-            "floor": bool(fixed.get("predicted_saving_is_floor"))}
+            "floor": bool(fixed.get("predicted_saving_is_floor")),
+            "ceiling": bool(fixed.get("predicted_saving_is_ceiling"))}
 
 
 def scaled(predicted, broken_step):
@@ -376,22 +379,27 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_
         within_spread |= row["paired"]["ci_us"][0] <= predicted_saving <= row["paired"]["ci_us"][1]
     # A floor ("saves at least", docs/what-if.md) holds when the measured saving is not below it.
     floor_holds = row["measured"].get("floor", False) and predicted_saving <= row["measured_saving_us"]
-    row["verdict"] = verdict(ok, replay_ok, within_spread, floor_holds)
+    # A ceiling ("saves at most": side-stream) holds when the measured saving is not above it.
+    ceiling_holds = row["measured"].get("ceiling", False) and row["measured_saving_us"] <= predicted_saving
+    row["verdict"] = verdict(ok, replay_ok, within_spread, floor_holds, ceiling_holds)
     return row
 
 
-def verdict(prediction_ok, replay_ok, inside_measured_spread, floor_holds=False):
+def verdict(prediction_ok, replay_ok, inside_measured_spread, floor_holds=False, ceiling_holds=False):
     """PASS; UNRESOLVED where the prediction misses the band around the median saving but lies within the
     processes' spread or the 95% interval of the saving over every round (the measurement cannot judge it);
     FLOOR where a prediction given as a floor lies below the band and outside both (it says "at least", and
-    that holds, but it is not the saving); else FAIL. A replay off its recording fails."""
+    that holds, but it is not the saving), CEILING likewise above it for one given as a ceiling ("at most");
+    else FAIL. A replay off its recording fails."""
     if not replay_ok:
         return "FAIL"
     if prediction_ok:
         return "PASS"
     if inside_measured_spread:
         return "UNRESOLVED"
-    return "FLOOR" if floor_holds else "FAIL"
+    if floor_holds:
+        return "FLOOR"
+    return "CEILING" if ceiling_holds else "FAIL"
 
 
 def line(row):
@@ -483,8 +491,10 @@ def main():
     failed = [r["pair"] for r in rows if r["verdict"] == "FAIL"]
     unresolved = [r["pair"] for r in rows if r["verdict"] == "UNRESOLVED"]
     floors = [r["pair"] for r in rows if r["verdict"] == "FLOOR"]
-    passed = len(rows) - len(failed) - len(unresolved) - len(floors)
+    ceilings = [r["pair"] for r in rows if r["verdict"] == "CEILING"]
+    passed = len(rows) - len(failed) - len(unresolved) - len(floors) - len(ceilings)
     print(f"{passed} of {len(rows)} pairs PASS" + (f"; FLOOR (holds, not PASS): {', '.join(floors)}" if floors else "")
+          + (f"; CEILING (holds, not PASS): {', '.join(ceilings)}" if ceilings else "")
           + (f"; UNRESOLVED: {', '.join(unresolved)}" if unresolved else "")
           + (f"; FAIL: {', '.join(failed)}" if failed else ""))
     return 0 if passed == len(rows) else 1

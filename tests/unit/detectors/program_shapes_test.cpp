@@ -788,7 +788,8 @@ TEST(WindowedAnalysis, PredictionsAreTheStepWeightedMeansOfThePredictedWindows) 
     }
     const double step = window->phases[0].step_ns;
     window->all_fixed.push_back(
-        AllFixedPrediction{0, false, step, step, step - 3 * saving, step - 2 * saving, true, false, 2 * saving, 3 * saving});
+        AllFixedPrediction{0, false, step, step, step - 3 * saving, step - 2 * saving, true, false, false, 2 * saving,
+                           3 * saving});
     window->all_fixed.back().floor = main_steps.size() == 1;
   };
   size_t windows = 0;

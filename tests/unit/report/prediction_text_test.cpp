@@ -96,6 +96,45 @@ TEST(PredictionText, AFloorSaysAtLeast) {
   EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves at least 183.0 µs a step (15%), measured");
 }
 
+TEST(PredictionText, ACeilingSaysAtMost) {
+  Finding f = predicted(113000, 113000, true);
+  f.predicted_fix = "side-stream";
+  f.prediction_ceiling = true;
+  EXPECT_EQ(predicted_saving_text(f, 1250000), "fixing it (side-stream) saves at most 113.0 µs a step (9%), measured");
+  f.saving_ns_per_step_low = f.saving_ns_per_step_high = 0;
+  EXPECT_EQ(predicted_saving_text(f, 1250000),
+            "fixing it (side-stream) saves no step time as replayed, or less, measured")
+      << "on a host-bound loop a side stream may cost";
+  f.prediction_measured = false;
+  f.saving_ns_per_step_low = 310000;
+  f.saving_ns_per_step_high = 410000;
+  EXPECT_EQ(predicted_saving_text(f, 2400000),
+            "fixing it (side-stream) saves 310.0 µs to 410.0 µs a step (13% to 17%) or less, estimated from host "
+            "timing (--gpu-timeline measures it)");
+}
+
+// "All fixed" is a floor or a ceiling only where its parts all lean one way.
+TEST(PredictionText, AllFixedIsBoundedOnlyWhereNoPartPullsTheOtherWay) {
+  SavingBounds both;
+  both.add(true, false);
+  both.add(false, false);
+  EXPECT_TRUE(both.floor());
+  both.add(false, true);
+  EXPECT_FALSE(both.floor());
+  EXPECT_FALSE(both.ceiling());
+  SavingBounds at_most;
+  at_most.add(false, true);
+  at_most.add(false, false);
+  EXPECT_TRUE(at_most.ceiling());
+  AllFixedPrediction all;
+  all.measured = true;
+  all.ceiling = at_most.ceiling();
+  all.recorded_step_ns = all.replayed_step_ns = 1250000;
+  all.step_ns_without_low = all.step_ns_without_high = 1067000;
+  all.saving_ns_low = all.saving_ns_high = 183000;
+  EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves at most 183.0 µs a step (15%), measured");
+}
+
 // A replay too far off the recording (whatif::kMaxReplayError): no saving,
 // and why.
 TEST(PredictionText, AReplayThatDoesNotFitSaysSoInsteadOfASaving) {
