@@ -107,10 +107,21 @@ TEST(Findings, DefaultStreamSerialization) {
   for (const auto& f : found) {
     copy_on_compute = copy_on_compute || f["cause"] == "copy-on-compute-stream";
     legacy = legacy || f["cause"] == "legacy-stream";
+    // The copy moved to a side stream, predicted as a ceiling: the stream
+    // switch and events the fix adds are host work the recording does not
+    // hold (whatif::saving_is_a_ceiling). A launch on the legacy stream has
+    // no stack to replay it by.
+    if (f["cause"] != "copy-on-compute-stream") continue;
+    EXPECT_EQ(f["predicted_fix"], "side-stream") << f.dump(1);
+    EXPECT_EQ(f["predicted_saving_is_ceiling"], true) << f.dump(1);
+    EXPECT_EQ(f["predicted_saving_is_floor"], false) << f.dump(1);
   }
   EXPECT_TRUE(copy_on_compute) << r.dump(1);
   EXPECT_TRUE(legacy) << r.dump(1);
   EXPECT_TRUE(steady(r, "hidden-sync").empty()) << r.dump(1);
+  ASSERT_FALSE(r["processes"][0]["phases"].empty());
+  EXPECT_EQ(r["processes"][0]["phases"][0]["all_fixed"]["predicted_saving_is_ceiling"], true)
+      << "every predicted steady finding is a side-stream fix";
 }
 
 }  // namespace
