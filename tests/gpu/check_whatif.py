@@ -30,7 +30,8 @@ its realistic/ and its libraries/ folders):
    process, with its 95% interval from order statistics: whole rounds of a
    host-bound twin ranged over ±20% within one process, and blocks tens of
    milliseconds apart share what drifts. Not for programs that need the
-   main thread (step_interleaver.py: Lightning and the Trainer are untried);
+   main thread, nor Accelerate twins whose Accelerator settings differ
+   (step_interleaver.py; Lightning runs, the Trainer is untried);
    with periodic work (eval every N steps), choose B a multiple of its
    period.
 2. The broken twin is recorded --processes times with the full GPU timeline
@@ -453,7 +454,8 @@ def main():
     parser.add_argument("--interleave-steps", type=int, default=0, metavar="B",
                         help="time the twins in lockstep blocks of B steps in one process (step_interleaver.py) "
                              "instead of whole runs: for host-bound twins a few percent apart; not for programs "
-                             "that need the main thread (Lightning and the Trainer untried)")
+                             "that need the main thread or Accelerate twins whose Accelerator settings differ "
+                             "(Lightning runs; the Trainer untried)")
     parser.add_argument("--timeline", default="full",
                         help="the measured recording's --gpu-timeline: full (default), sampled or W/P; a sampled one "
                              "needs runs of several seconds (its first burst opens 2 s in)")

@@ -31,8 +31,12 @@ differ in a line or in arguments read at start-up, run from one folder
 (sys.argv is set as each program starts, in its own turn). Programs
 that need the main thread (signal.signal raises off it) or start
 processes from __main__ do not run here. Lightning registers its signal
-handlers only on the main thread (its signal connector checks), so its
-loops may run here; neither it nor the Trainer has been tried yet.
+handlers only on the main thread (its signal connector checks), and its
+Trainer.fit ran here (libraries/lightning_mlp.py on an H200), as did a
+torch.compile'd model. Accelerate keeps one AcceleratorState per process:
+twins whose Accelerator settings differ (accelerate_loop.py's fp16 and
+bf16) fail with "AcceleratorState has already been initialized". Hugging
+Face's Trainer is untried.
 
 RESULT.json: {"programs": [...], "block": B, "blocks": [[program index,
 µs per step], ... in time order], "errors": [...]}.
