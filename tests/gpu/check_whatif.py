@@ -31,7 +31,7 @@ its realistic/ and its libraries/ folders):
    host-bound twin ranged over ±20% within one process, and blocks tens of
    milliseconds apart share what drifts. Not for programs that need the
    main thread, nor Accelerate twins whose Accelerator settings differ
-   (step_interleaver.py; Lightning runs, the Trainer is untried);
+   (step_interleaver.py; Lightning's and Hugging Face's trainers run);
    with periodic work (eval every N steps), choose B a multiple of its
    period.
 2. The broken twin is recorded --processes times with the full GPU timeline
@@ -89,9 +89,11 @@ GROUPS = {"simple": "", "realistic": "realistic", "libraries": "libraries"}
 STEPS = {"simple": 400, "realistic": 200, "libraries": 200}
 STEPS_OVERRIDE = 0  # --steps
 # Twins that fix only some sites of the broken program: the sync frames (file
-# suffix and function) of the sites the fixed twin fixes. The rest remain.
+# suffix and function, qualified as the report names it) of the sites the
+# fixed twin fixes. The rest remain. A site that matches no finding makes
+# the recording unusable rather than predict nothing for it.
 PARTIAL_FIXES = {
-    "libraries/hf_trainer.py": ["trainer.py:_run_epoch", "operations.py:send_to_device"],
+    "libraries/hf_trainer.py": ["trainer.py:Trainer._run_epoch", "operations.py:send_to_device"],
 }
 SAVING_SHARE_JUDGED = 0.05  # above it, within SAVING_TOLERANCE of the saving
 SAVING_TOLERANCE = 0.20
@@ -236,7 +238,8 @@ def sync_site(finding):
 
 
 def prediction(report, rel):
-    """(recorded step, replayed step, saving low, saving high, basis, findings) in µs, or None."""
+    """(recorded step, replayed step, saving low, saving high, basis, findings) in µs, or None; ValueError
+    where a twin's fixed sites (PARTIAL_FIXES) match no finding."""
     process = main_process(report)
     if process is None or not process.get("phases"):
         return None
@@ -252,16 +255,23 @@ def prediction(report, rel):
     if rel in PARTIAL_FIXES:
         chosen = [f for f in steady if f.get("predicted_saving_us_per_step") is not None
                   and any(sync_site(f).endswith(site) for site in PARTIAL_FIXES[rel])]
+        unmatched = [site for site in PARTIAL_FIXES[rel] if not any(sync_site(f).endswith(site) for f in chosen)]
+        if unmatched:
+            raise ValueError(f"the fixed sites {', '.join(unmatched)} match no predicted steady finding")
         low = sum(f["predicted_saving_us_per_step_range"][0] for f in chosen)
         high = sum(f["predicted_saving_us_per_step_range"][1] for f in chosen)
+        # As the analysis bounds "all fixed" (SavingBounds): a floor where a part is one and none is a ceiling.
+        floors = any(f.get("predicted_saving_is_floor") for f in chosen)
+        ceilings = any(f.get("predicted_saving_is_ceiling") for f in chosen)
+        floor, ceiling = floors and not ceilings, ceilings and not floors
     else:
         # The replay's own difference, as each finding's saving (not the recorded step minus the replay without
         # the fixes, which adds the replay's error: overlap_copies.py's 8% made that negative).
         low, high = fixed["predicted_saving_us_per_step_range"]
+        floor, ceiling = bool(fixed.get("predicted_saving_is_floor")), bool(fixed.get("predicted_saving_is_ceiling"))
     return {"recorded_step_us": recorded, "replayed_step_us": replayed, "saving_low_us": low,
             "saving_high_us": high, "basis": fixed["prediction_basis"], "findings": listed,
-            "floor": bool(fixed.get("predicted_saving_is_floor")),
-            "ceiling": bool(fixed.get("predicted_saving_is_ceiling"))}
+            "floor": floor, "ceiling": ceiling}
 
 
 def scaled(predicted, broken_step):
@@ -329,7 +339,11 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_
         if report is None:
             row["notes"].append(f"recording ({key}): {error}")
             continue
-        predicted = prediction(report, rel)
+        try:
+            predicted = prediction(report, rel)
+        except ValueError as e:
+            row["notes"].append(f"recording ({key}): {e}")
+            continue
         if predicted is None:
             row["notes"].append(f"recording ({key}): no all-fixed prediction in the report")
         elif timeline:
@@ -455,7 +469,7 @@ def main():
                         help="time the twins in lockstep blocks of B steps in one process (step_interleaver.py) "
                              "instead of whole runs: for host-bound twins a few percent apart; not for programs "
                              "that need the main thread or Accelerate twins whose Accelerator settings differ "
-                             "(Lightning runs; the Trainer untried)")
+                             "(Lightning's and Hugging Face's trainers run)")
     parser.add_argument("--timeline", default="full",
                         help="the measured recording's --gpu-timeline: full (default), sampled or W/P; a sampled one "
                              "needs runs of several seconds (its first burst opens 2 s in)")

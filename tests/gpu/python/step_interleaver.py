@@ -32,11 +32,12 @@ differ in a line or in arguments read at start-up, run from one folder
 that need the main thread (signal.signal raises off it) or start
 processes from __main__ do not run here. Lightning registers its signal
 handlers only on the main thread (its signal connector checks), and its
-Trainer.fit ran here (libraries/lightning_mlp.py on an H200), as did a
-torch.compile'd model. Accelerate keeps one AcceleratorState per process:
-twins whose Accelerator settings differ (accelerate_loop.py's fp16 and
-bf16) fail with "AcceleratorState has already been initialized". Hugging
-Face's Trainer is untried.
+Trainer.fit ran here (libraries/lightning_mlp.py on an H200), as did
+Hugging Face's trainer.train() (hf_trainer.py, blocks of 50 steps, its
+evaluation period) and a torch.compile'd model. Accelerate keeps one
+AcceleratorState per process: twins whose Accelerator settings differ
+(accelerate_loop.py's fp16 and bf16) fail with "AcceleratorState has
+already been initialized".
 
 RESULT.json: {"programs": [...], "block": B, "blocks": [[program index,
 µs per step], ... in time order], "errors": [...]}.
