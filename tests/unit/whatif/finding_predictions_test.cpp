@@ -1,0 +1,104 @@
+// A finding's prediction picks its statement's part by its fix
+// (whatif/finding_predictions.h): every-n-steps the whole line, fixed-shape
+// the line from its read-back on, compute-on-gpu the read-back alone.
+#include "whatif/finding_predictions.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/detectors/synthetic.h"
+
+namespace syncscope::whatif {
+namespace {
+
+constexpr uint32_t kUserCode = 1, kMaskLine = 8, kMaskStack = 21;
+constexpr uint64_t kUs = 1000;
+
+void line_event(syncscope::testing::Stream& s, uint32_t line) {
+  Event& e = s.call(ApiId::syncscope_python_line, 0, 0);
+  e.dst = kUserCode;
+  e.bytes = line;
+}
+
+// `positive = out[out > 0]` at train.py:8, as PyTorch runs it: 40 µs of
+// dispatch and the comparison's launch before nonzero reads its count back,
+// then 20 µs and the gather's launch, 30 µs more before line 9 begins. The
+// rest of the step is 300 µs of host work and two launches.
+ProcessTrace mask_loop(int steps) {
+  syncscope::testing::Stream s;
+  for (int step = 0; step < steps; ++step) {
+    line_event(s, 7);
+    s.launch(0xa);
+    s.idle(150 * kUs);
+    line_event(s, kMaskLine);
+    s.idle(40 * kUs);
+    s.launch(0xf);
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPageable, 4, true, kMaskStack, 3 * kUs);
+    s.call(ApiId::cudaStreamSynchronize, 5 * kUs, 0x100, kMaskStack);
+    s.idle(20 * kUs);
+    s.launch(0xc);
+    s.idle(30 * kUs);
+    line_event(s, 9);
+    s.launch(0xe);
+    s.idle(150 * kUs);
+  }
+  ProcessTrace trace;
+  trace.events = s.events();
+  trace.python_code[kUserCode] = PythonCode{"/home/u/train.py", "<module>", 1};
+  trace.python_stacks[kMaskStack] = {{kUserCode, kMaskLine}};
+  return trace;
+}
+
+struct Predicted {
+  Fix fix = Fix::kDropSync;
+  double saving_us = 0;
+  bool floor = false;
+};
+
+// The read-back's prediction with its operation given as `operation`.
+Predicted predicted_as(const ProcessTrace& trace, const Analysis& analysis, Operation operation) {
+  std::vector<Operation> operations(analysis.findings.size(), Operation::kUnknown);
+  size_t read_back = analysis.findings.size();
+  for (size_t i = 0; i < analysis.findings.size(); ++i) {
+    const Finding& f = analysis.findings[i];
+    if (f.phase == Phase::kSteady && f.cause == Cause::kReadBack && f.stack_id == kMaskStack) read_back = i;
+  }
+  if (read_back == analysis.findings.size()) {
+    ADD_FAILURE() << "no steady read-back at train.py:8";
+    return {};
+  }
+  operations[read_back] = operation;
+  const Predictions p = predict_findings(trace, analysis, {}, operations);
+  if (!p.findings[read_back]) {
+    ADD_FAILURE() << "the read-back is not predicted";
+    return {};
+  }
+  const FindingPrediction& f = *p.findings[read_back];
+  return {f.fix, (f.prediction.saving_low_ns + f.prediction.saving_high_ns) / 2 / kUs, f.floor};
+}
+
+TEST(FindingPredictions, EachFixTakesItsPartOfTheStatement) {
+  const ProcessTrace trace = mask_loop(60);
+  const Analysis analysis = analyze(trace);
+  ASSERT_FALSE(analysis.phases.empty());
+  const Predicted whole = predicted_as(trace, analysis, Operation::kItem);
+  const Predicted from_read = predicted_as(trace, analysis, Operation::kNonzero);
+  const Predicted read_alone = predicted_as(trace, analysis, Operation::kBool);
+  EXPECT_EQ(whole.fix, Fix::kEveryNSteps);
+  EXPECT_EQ(from_read.fix, Fix::kFixedShape);
+  EXPECT_EQ(read_alone.fix, Fix::kComputeOnGpu);
+  // The read-back alone: its copy and wait, a few µs.
+  EXPECT_LT(read_alone.saving_us, 20);
+  // From the read-back on: the read-back, the 20 µs, the gather's launch
+  // and the 30 µs before line 9.
+  EXPECT_GT(from_read.saving_us, read_alone.saving_us + 50);
+  // The whole line also takes the 40 µs and the comparison's launch before
+  // the read-back, which fixed-shape leaves for torch.where's own work.
+  EXPECT_GT(whole.saving_us, from_read.saving_us + 40);
+  EXPECT_LT(whole.saving_us, from_read.saving_us + 60);
+  EXPECT_FALSE(whole.floor) << "line events bounded every execution";
+  EXPECT_TRUE(from_read.floor) << "the gather's backward is not in the statement";
+  EXPECT_FALSE(read_alone.floor);
+}
+
+}  // namespace
+}  // namespace syncscope::whatif
