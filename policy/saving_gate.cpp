@@ -44,6 +44,9 @@ const char* saving_check_name(SavingCheck check) {
 SavingCheck check_saving(const std::optional<double>& threshold, const Finding& f, bool counted) {
   if (!threshold || !counted) return SavingCheck::kNotGated;
   if (!f.predicted || f.prediction_step_ns <= 0) return SavingCheck::kNotPredicted;
+  if (f.prediction_ceiling) {
+    return saving_share_high(f) > *threshold ? SavingCheck::kNotPredicted : SavingCheck::kUnder;
+  }
   return saving_share_low(f) > *threshold ? SavingCheck::kOver : SavingCheck::kUnder;
 }
 

@@ -7,7 +7,9 @@
 // A counted finding without a prediction (outside steady state, a trace read
 // in windows, no modelled fix) cannot be judged: it does not fail this rule,
 // and the report says how many could not be judged, so the gate never passes
-// over them in silence. The rule stands beside --fail-on and --budget: the
+// over them in silence. Nor can a ceiling over the threshold (side-stream:
+// "saves at most", whatif::saving_is_a_ceiling), which may save more than P%
+// or nothing; a ceiling at or under it passes, since it saves no more. The rule stands beside --fail-on and --budget: the
 // gate fails when any of them does.
 #pragma once
 
@@ -30,7 +32,7 @@ enum class SavingCheck {
   kNotGated,      // no --fail-on-saving, or the finding does not count
   kUnder,         // predicted, the low end at or under the threshold
   kOver,          // predicted, the low end over the threshold: fails the gate
-  kNotPredicted,  // counted but no prediction: not judged
+  kNotPredicted,  // counted but no prediction, or a ceiling over the threshold: not judged
 };
 
 // "over", "under", "not-judged"; nullptr for kNotGated.

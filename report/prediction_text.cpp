@@ -75,7 +75,7 @@ std::string not_judged_text(uint64_t findings) {
   // Why there is none (outside steady state, no modelled fix, a trace read
   // in windows): docs/what-if.md, where the option is documented.
   return "--fail-on-saving: " + std::to_string(findings) + (findings == 1 ? " finding" : " findings") +
-         " could not be judged (no predicted saving) and do not fail it";
+         " could not be judged (no predicted saving, or only a ceiling above it) and do not fail it";
 }
 
 }  // namespace syncscope

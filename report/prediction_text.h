@@ -19,9 +19,10 @@ std::string predicted_saving_text(const Finding& f, double step_ns);
 // "fixing every steady finding saves 390 µs a step (16%), measured".
 std::string all_fixed_text(const AllFixedPrediction& p);
 
-// Under --fail-on-saving, for counted findings without a prediction:
-// "--fail-on-saving: 3 findings could not be judged (no predicted saving) and
-// do not fail it".
+// Under --fail-on-saving, for counted findings without a prediction or
+// with a ceiling above the threshold: "--fail-on-saving: 3 findings could
+// not be judged (no predicted saving, or only a ceiling above it) and do
+// not fail it".
 std::string not_judged_text(uint64_t findings);
 
 }  // namespace syncscope

@@ -55,6 +55,21 @@ TEST(SavingGate, WithoutAPredictionNotJudgedAndUncountedNotGated) {
   EXPECT_EQ(saving_check_name(SavingCheck::kNotGated), nullptr);
 }
 
+// A side stream's saving is a ceiling: over the threshold it may save more,
+// or nothing, so it is not judged; at or under it, it saves no more.
+TEST(SavingGate, ACeilingPassesUnderTheThresholdAndIsNotJudgedOverIt) {
+  const std::optional<double> two = 0.02;
+  Finding over = predicted(300e3, 300e3, true);
+  over.prediction_ceiling = true;
+  EXPECT_EQ(check_saving(two, over, true), SavingCheck::kNotPredicted);
+  Finding under = predicted(10e3, 10e3, true);
+  under.prediction_ceiling = true;
+  EXPECT_EQ(check_saving(two, under, true), SavingCheck::kUnder);
+  Finding interval = predicted(10e3, 30e3, false);
+  interval.prediction_ceiling = true;
+  EXPECT_EQ(check_saving(two, interval, true), SavingCheck::kNotPredicted) << "its high end is over";
+}
+
 TEST(SavingGate, EnablesTheGateAlone) {
   GatePolicy policy;
   policy.fail_on_saving = 0.02;
