@@ -8,9 +8,10 @@
 // in windows, no modelled fix) cannot be judged: it does not fail this rule,
 // and the report says how many could not be judged, so the gate never passes
 // over them in silence. Nor can a ceiling over the threshold (side-stream:
-// "saves at most", whatif::saving_is_a_ceiling), which may save more than P%
-// or nothing; a ceiling at or under it passes, since it saves no more. The rule stands beside --fail-on and --budget: the
-// gate fails when any of them does.
+// "saves at most", whatif::saving_is_a_ceiling), which may save more than
+// P% or nothing; a ceiling at or under it passes, since it saves no more.
+// The rule stands beside --fail-on and --budget: the gate fails when any of
+// them does.
 #pragma once
 
 #include <optional>

@@ -36,9 +36,10 @@ bool whole_statement(const StatementSpan& span) {
 }
 
 // The site of each op the fixes change: each site's own calls, and for
-// every-n-steps all of its statement's (fixed-shape: from its read-back on) (which may hold other sites' calls:
+// every-n-steps all of its statement's (which may hold other sites' calls:
 // print(loss) read back eight times a step on an H200, and printing less
-// drops them all), with the statement's own host work.
+// drops them all), with the statement's own host work; for fixed-shape its
+// statement's from the read-back on.
 OpMarks marks_for(const TraceProgram& program, const Statements& statements,
                   const std::vector<std::pair<SiteSpec, Fix>>& fixes) {
   std::vector<SiteSpec> sites;
