@@ -2,7 +2,10 @@
 without a GPU: a stand-in torch (optimizer-step hooks, a no-op
 torch.cuda.synchronize) and two twins whose steps sleep, the broken one
 400 µs longer. The lockstep timer must alternate their blocks, measure that
-difference, go on alone when one program fails, and say so."""
+difference, go on alone when one program fails, and say so. Then
+check_whatif.py's reading of a report: a twin's fixed sites summed with
+their bounds, a stale site name refused, and the verdicts of a floor and a
+ceiling."""
 import json
 import os
 import statistics
@@ -76,7 +79,41 @@ def main():
         assert any("planted failure" in e for e in measured["errors"]), measured["errors"]
         assert measured["blocks"] == [], measured["blocks"]
         assert sum("no block timed" in e for e in measured["errors"]) == 2, measured["errors"]
-    print("step_interleaver: lockstep blocks, the planted difference measured, a failing twin reported")
+    check_report_reading()
+    print("step_interleaver: lockstep blocks, the planted difference measured, a failing twin reported; "
+          "check_whatif: fixed sites summed, a stale site refused, floor and ceiling verdicts")
+
+
+def finding(path, function, saving, floor=False, ceiling=False):
+    return {"phase": "steady", "phase_name": "train", "category": "hidden-sync",
+            "sync_frame": {"file": path, "function": function}, "predicted_fix": "x",
+            "predicted_saving_us_per_step": saving, "predicted_saving_us_per_step_range": [saving, saving],
+            "predicted_saving_is_floor": floor, "predicted_saving_is_ceiling": ceiling}
+
+
+def check_report_reading():
+    # The Trainer twin fixes two of its sites (PARTIAL_FIXES), named as the report names them.
+    findings = [finding("/v/transformers/trainer.py", "Trainer._run_epoch", 22.7),
+                finding("/v/accelerate/utils/operations.py", "send_to_device", 8.2, ceiling=True),
+                finding("/v/transformers/masking_utils.py", "find_packed_sequence_indices", 20.5)]
+    report = {"processes": [{"findings": findings, "phases": [{"name": "train", "steps": 100, "all_fixed": {
+        "recorded_step_us": 1000, "replayed_step_us": 1000, "predicted_saving_us_per_step_range": [43.0, 43.0],
+        "prediction_basis": "measured", "predicted_saving_is_floor": False}}]}]}
+    read = check_whatif.prediction(report, "libraries/hf_trainer.py")
+    assert abs(read["saving_low_us"] - 30.9) < 1e-9, read
+    assert read["ceiling"] and not read["floor"], read
+    # A site the list names that no finding matches would predict less in silence: refused.
+    findings[0]["sync_frame"]["function"] = "_run_epoch"
+    try:
+        check_whatif.prediction(report, "libraries/hf_trainer.py")
+        raise AssertionError("a stale fixed site was not refused")
+    except ValueError as e:
+        assert "trainer.py:Trainer._run_epoch" in str(e), e
+    # Outside the band and both spreads: a floor below the saving holds, so does a ceiling above it.
+    assert check_whatif.verdict(False, True, False, floor_holds=True) == "FLOOR"
+    assert check_whatif.verdict(False, True, False, ceiling_holds=True) == "CEILING"
+    assert check_whatif.verdict(False, True, False) == "FAIL"
+    assert check_whatif.verdict(False, True, True, ceiling_holds=True) == "UNRESOLVED"
 
 
 if __name__ == "__main__":
