@@ -41,6 +41,14 @@ class Stream {
     if (async) e.flags |= kFlagAsync;
     return e;
   }
+  // A Python line event (syncscope_python_line, docs/trace-format.md): line
+  // `line` of the code object `code` begins.
+  Event& python_line(uint32_t code, uint32_t line) {
+    Event& e = call(ApiId::syncscope_python_line, 0, 0);
+    e.dst = code;
+    e.bytes = line;
+    return e;
+  }
   void idle(uint64_t ns) { now_ += ns; }
   uint64_t now() const { return now_; }
   // Appends a call that spans [start, now()) (a wait around calls already made).

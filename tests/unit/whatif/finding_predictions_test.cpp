@@ -13,12 +13,6 @@ namespace {
 constexpr uint32_t kUserCode = 1, kMaskLine = 8, kMaskStack = 21;
 constexpr uint64_t kUs = 1000;
 
-void line_event(syncscope::testing::Stream& s, uint32_t line) {
-  Event& e = s.call(ApiId::syncscope_python_line, 0, 0);
-  e.dst = kUserCode;
-  e.bytes = line;
-}
-
 // `positive = out[out > 0]` at train.py:8, as PyTorch runs it: 40 µs of
 // dispatch and the comparison's launch before nonzero reads its count back,
 // then 20 µs and the gather's launch, 30 µs more before line 9 begins. The
@@ -26,10 +20,10 @@ void line_event(syncscope::testing::Stream& s, uint32_t line) {
 ProcessTrace mask_loop(int steps) {
   syncscope::testing::Stream s;
   for (int step = 0; step < steps; ++step) {
-    line_event(s, 7);
+    s.python_line(kUserCode, 7);
     s.launch(0xa);
     s.idle(150 * kUs);
-    line_event(s, kMaskLine);
+    s.python_line(kUserCode, kMaskLine);
     s.idle(40 * kUs);
     s.launch(0xf);
     s.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPageable, 4, true, kMaskStack, 3 * kUs);
@@ -37,7 +31,7 @@ ProcessTrace mask_loop(int steps) {
     s.idle(20 * kUs);
     s.launch(0xc);
     s.idle(30 * kUs);
-    line_event(s, 9);
+    s.python_line(kUserCode, 9);
     s.launch(0xe);
     s.idle(150 * kUs);
   }

@@ -32,12 +32,6 @@ void read_back(syncscope::testing::Stream& s, uint32_t stack) {
   s.call(ApiId::cudaStreamSynchronize, 5000, 0, stack);
 }
 
-void line_event(syncscope::testing::Stream& s, uint32_t line) {
-  Event& e = s.call(ApiId::syncscope_python_line, 0, 0);
-  e.dst = kUserCode;
-  e.bytes = line;
-}
-
 // A step's shape: 2 launches, the print statement (`head_launches` launches,
 // a read-back, `between` launches, a read-back), a launch, the line-9
 // read-back. With `other_thread`, a launch of another thread inside the
@@ -59,10 +53,10 @@ Recording print_loop(const LoopShape& shape) {
   for (int step = 0; step < 3; ++step) {
     const bool watched = step < shape.watched_steps;
     const uint64_t start = s.now();
-    if (watched) line_event(s, 5);
+    if (watched) s.python_line(kUserCode, 5);
     s.launch(0xa, 0);
     s.launch(0xb, 0);
-    if (watched) line_event(s, 7);
+    if (watched) s.python_line(kUserCode, 7);
     s.idle(shape.head_us * 1000);
     for (int k = 0; k < shape.head_launches; ++k) s.launch(0xf, 0);
     read_back(s, kPrintFirst);
@@ -70,7 +64,7 @@ Recording print_loop(const LoopShape& shape) {
     if (shape.other_thread) s.launch(0xd, 0).tid = 2;
     read_back(s, kPrintSecond);
     s.idle(shape.tail_us * 1000);
-    if (watched) line_event(s, 9);
+    if (watched) s.python_line(kUserCode, 9);
     s.launch(0xe, 0);
     read_back(s, kOtherLine);
     r.steps.emplace_back(start, s.now());
@@ -218,15 +212,11 @@ StatementSpan helper_span(const std::string& loop_file, const CodeOwnershipOptio
   Recording r;
   for (int step = 0; step < 3; ++step) {
     const uint64_t start = s.now();
-    Event& begin = s.call(ApiId::syncscope_python_line, 0, 0);
-    begin.dst = kLoop;
-    begin.bytes = 50;
+    s.python_line(kLoop, 50);
     s.idle(40000);
     read_back(s, kRead);
     s.idle(40000);
-    Event& next = s.call(ApiId::syncscope_python_line, 0, 0);
-    next.dst = kLoop;
-    next.bytes = 51;
+    s.python_line(kLoop, 51);
     s.launch(0xe, 0);
     r.steps.emplace_back(start, s.now());
   }
