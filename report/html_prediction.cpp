@@ -41,9 +41,8 @@ std::string saving_tag_html(const Finding& f) {
   const std::string low = step_share_text(std::max(0.0, saving_share_low(f)));
   const std::string high = step_share_text(std::max(0.0, saving_share_high(f)));
   const std::string share = low == high ? high : low + "–" + high;
-  return " <span class=\"tag saving\" title=\"predicted saving per step\">saves " +
-         std::string(f.prediction_floor ? "at least " : f.prediction_ceiling ? "at most " : "") + html_escape(share) +
-         "</span>";
+  return std::string(" <span class=\"tag saving\" title=\"predicted saving per step\">saves ") +
+         saving_bound_words(f.prediction_floor, f.prediction_ceiling) + html_escape(share) + "</span>";
 }
 
 std::string prediction_html(const Finding& f) {

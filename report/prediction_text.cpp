@@ -36,8 +36,8 @@ std::string saving_span(double low, double high, double step_ns, bool one_figure
   if (high <= 0) return "no step time" + as_replayed;
   if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step" + as_replayed;
   if (one_figure || format_computed_duration(low) == format_computed_duration(high)) {
-    const std::string bound = floor ? "at least " : ceiling ? "at most " : "";
-    return bound + format_computed_duration(high) + " a step (" + share(high, step_ns) + ")";
+    return saving_bound_words(floor, ceiling) + format_computed_duration(high) + " a step (" +
+           share(high, step_ns) + ")";
   }
   const std::string shares = share(low, step_ns) == share(high, step_ns)
                                  ? share(high, step_ns)
@@ -47,6 +47,10 @@ std::string saving_span(double low, double high, double step_ns, bool one_figure
 }
 
 }  // namespace
+
+const char* saving_bound_words(bool floor, bool ceiling) {
+  return floor ? "at least " : ceiling ? "at most " : "";
+}
 
 std::string predicted_saving_text(const Finding& f, double step_ns) {
   if (!f.predicted) return "";

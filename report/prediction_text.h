@@ -16,6 +16,11 @@ namespace syncscope {
 // (Finding::prediction_step_ns).
 std::string predicted_saving_text(const Finding& f, double step_ns);
 
+// "at least " for a floor (whatif::saving_is_a_floor), "at most " for a
+// ceiling (whatif::saving_is_a_ceiling), "" otherwise: before a saving's
+// one figure, in text and HTML alike.
+const char* saving_bound_words(bool floor, bool ceiling);
+
 // "fixing every steady finding saves 390 µs a step (16%), measured".
 std::string all_fixed_text(const AllFixedPrediction& p);
 
