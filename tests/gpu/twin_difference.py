@@ -8,10 +8,19 @@ check_whatif.py prints it beside each prediction: a fix is predicted to save
 the waits and calls of the finding's sites; what the fixed twin also drops
 (calls of other sites, host work) shows up here as launches and "rest".
 
+Where the recordings hold Python line events (Python 3.12+, `syncscope run`
+watches the lines of the loop that steps the optimizer), it also compares
+the loop's lines: each line's time per step (from its line event to the
+thread's next one), the twins' lines matched by their source text. That
+says whether the fixed twin saves in the lines it changed or also in lines
+both twins share (host work that runs slower after the fixed line, or a
+garbage collection it set off), which the replay cannot see.
+
     python3 tests/gpu/twin_difference.py SYNCSCOPE BROKEN.trace FIXED.trace
 """
 import collections
 import json
+import os
 import subprocess
 import sys
 
@@ -44,12 +53,10 @@ def events_of(syncscope, trace_dir):
 def per_step(events):
     """{kind: µs per step} plus "step" and "rest", over the optimizer steps between a fifth and 90% of the run
     (the steps step_timer.py times), or None without optimizer-step markers."""
-    events = sorted(events, key=lambda e: e["start_ns"])
-    marks = [e["start_ns"] for e in events if e["api"] == "syncscope_optimizer_step"]
-    if len(marks) < 10:
+    window = steady_window(events)
+    if window is None:
         return None
-    first, last = len(marks) // 5, int(len(marks) * 0.9)
-    begin, end, steps = marks[first], marks[last], last - first
+    begin, end, steps = window
     totals = collections.Counter()
     for e in events:
         if begin <= e["start_ns"] < end and not e["api"].startswith("syncscope_"):
@@ -61,19 +68,90 @@ def per_step(events):
     return out
 
 
+def steady_window(events):
+    """(begin_ns, end_ns, steps) over the optimizer steps between a fifth and 90% of the run, or None."""
+    marks = sorted(e["start_ns"] for e in events if e["api"] == "syncscope_optimizer_step")
+    if len(marks) < 10:
+        return None
+    first, last = len(marks) // 5, int(len(marks) * 0.9)
+    return marks[first], marks[last], last - first
+
+
+def source_text(file, line, cache={}):  # noqa: B006 - a per-process cache of the files read
+    if file not in cache:
+        try:
+            with open(file, encoding="utf-8", errors="replace") as f:
+                cache[file] = f.read().splitlines()
+        except OSError:
+            cache[file] = []
+    lines = cache[file]
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def line_times(events):
+    """{source text: µs per step} of the stepping thread's watched lines in the steady window: each line
+    from its line event to the thread's next line event (a line calling a function holds the function's
+    time), or None without line events. A line not found in its file is keyed by file:line."""
+    window = steady_window(events)
+    steppers = collections.Counter(e["tid"] for e in events if e["api"] == "syncscope_optimizer_step")
+    if window is None or not steppers:
+        return None
+    tid = steppers.most_common(1)[0][0]
+    marks = sorted((e for e in events if e["api"] == "syncscope_python_line" and e["tid"] == tid and "python" in e),
+                   key=lambda e: e["start_ns"])
+    begin, end, steps = window
+    totals = collections.Counter()
+    for here, following in zip(marks, marks[1:]):
+        if not begin <= here["start_ns"] < end or here["python"]["line"] == 0:  # line 0: the frame returns
+            continue
+        file, line = here["python"]["file"], here["python"]["line"]
+        key = source_text(file, line) or f"{os.path.basename(file)}:{line}"
+        totals[key] += following["start_ns"] - here["start_ns"]
+    return {key: ns / steps / 1e3 for key, ns in totals.items()} or None
+
+
 def difference(syncscope, broken_trace, fixed_trace):
-    """{"broken": per_step, "fixed": per_step} or None where either twin has no step markers."""
-    broken, fixed = per_step(events_of(syncscope, broken_trace)), per_step(events_of(syncscope, fixed_trace))
+    """{"broken": per_step, "fixed": per_step, "lines": {"broken": line_times, "fixed": line_times}} or None
+    where either twin has no step markers."""
+    broken_events, fixed_events = events_of(syncscope, broken_trace), events_of(syncscope, fixed_trace)
+    broken, fixed = per_step(broken_events), per_step(fixed_events)
     if broken is None or fixed is None:
         return None
-    return {"broken": broken, "fixed": fixed}
+    return {"broken": broken, "fixed": fixed,
+            "lines": {"broken": line_times(broken_events), "fixed": line_times(fixed_events)}}
+
+
+# Lines whose time per step differs by less than this are left out of the line comparison.
+LINE_SHOWN_US = 5.0
+
+
+def line_text(lines):
+    """The watched lines whose time differs between the twins, largest difference first: "+612 µs
+    torch.save(...) (only in the broken twin)". Empty without line events in both."""
+    broken, fixed = lines.get("broken"), lines.get("fixed")
+    if not broken or not fixed:
+        return []
+    rows = []
+    for key in set(broken) | set(fixed):
+        b, f = broken.get(key), fixed.get(key)
+        delta = (b or 0.0) - (f or 0.0)
+        if abs(delta) < LINE_SHOWN_US:
+            continue
+        where = "" if b is not None and f is not None else \
+            " (only in the broken twin)" if f is None else " (only in the fixed twin)"
+        rows.append((delta, f"{delta:+.0f} µs {key[:70]}{where}"))
+    shared = sum((broken[k] - fixed[k]) for k in set(broken) & set(fixed))
+    rows.sort(key=lambda r: -abs(r[0]))
+    return [f"lines, broken - fixed per step (lines both twins run: {shared:+.0f} µs):"] + [r[1] for r in rows]
 
 
 def text(diff):
     b, f = diff["broken"], diff["fixed"]
     parts = [f"{kind} {b[kind] - f[kind]:+.0f}" for kind in KINDS + ("rest",) if abs(b[kind] - f[kind]) >= 1]
-    return f"recorded without timeline {b['step']:.0f} -> {f['step']:.0f} µs ({b['step'] - f['step']:+.0f}: " \
-           + ", ".join(parts) + ")"
+    out = f"recorded without timeline {b['step']:.0f} -> {f['step']:.0f} µs ({b['step'] - f['step']:+.0f}: " \
+        + ", ".join(parts) + ")"
+    lines = line_text(diff.get("lines") or {})
+    return out + "".join("\n      " + line for line in lines)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 INTERLEAVER = os.path.join(ROOT, "tests", "gpu", "python", "step_interleaver.py")
 sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
 import check_whatif  # noqa: E402
+import twin_difference  # noqa: E402
 
 STAND_IN = {
     "torch/__init__.py": "from . import cuda, optim  # noqa: F401\n",
@@ -80,8 +81,10 @@ def main():
         assert measured["blocks"] == [], measured["blocks"]
         assert sum("no block timed" in e for e in measured["errors"]) == 2, measured["errors"]
     check_report_reading()
+    check_line_comparison()
     print("step_interleaver: lockstep blocks, the planted difference measured, a failing twin reported; "
-          "check_whatif: fixed sites summed, a stale site refused, floor and ceiling verdicts")
+          "check_whatif: fixed sites summed, a stale site refused, floor and ceiling verdicts; "
+          "twin_difference: the stepping thread's lines compared")
 
 
 def finding(path, function, saving, floor=False, ceiling=False):
@@ -114,6 +117,32 @@ def check_report_reading():
     assert check_whatif.verdict(False, True, False, ceiling_holds=True) == "CEILING"
     assert check_whatif.verdict(False, True, False) == "FAIL"
     assert check_whatif.verdict(False, True, True, ceiling_holds=True) == "UNRESOLVED"
+
+
+def check_line_comparison():
+    # Ten steps of two lines on the stepping thread (tid 1): the broken twin's `log(x)` takes 30 µs more a
+    # step; its other line, which both twins run, is 4 µs slower; autograd's thread (tid 2) has lines too.
+    with tempfile.TemporaryDirectory() as folder:
+        script = os.path.join(folder, "loop.py")
+        write(folder, {"loop.py": "step(x)\nlog(x)\n"})
+
+        def events(log_us, step_us):
+            out, t = [], 0
+            for _ in range(20):
+                out.append({"api": "syncscope_optimizer_step", "tid": 1, "start_ns": t})
+                for line, us in ((1, step_us), (2, log_us)):
+                    out.append({"api": "syncscope_python_line", "tid": 1, "start_ns": t,
+                                "python": {"file": script, "line": line, "function": "main"}})
+                    out.append({"api": "syncscope_python_line", "tid": 2, "start_ns": t + 1,
+                                "python": {"file": script, "line": 1, "function": "main"}})
+                    t += us * 1000
+            return out
+
+        broken, fixed = twin_difference.line_times(events(40, 104)), twin_difference.line_times(events(10, 100))
+    assert abs(broken["log(x)"] - 40) < 1e-9 and abs(fixed["step(x)"] - 100) < 1e-9, (broken, fixed)
+    shown = twin_difference.line_text({"broken": broken, "fixed": fixed})
+    assert "lines both twins run: +34 µs" in shown[0] and shown[1] == "+30 µs log(x)", shown
+    assert len(shown) == 2, "a 4 µs difference is under LINE_SHOWN_US"
 
 
 if __name__ == "__main__":
