@@ -47,7 +47,9 @@ class _LineWatch:
     recorder makes each a syncscope_python_line event. Watched: the code
     objects of the user's own files on the stack of the first few step
     markers (a loop at module level, a train() function, the helper that
-    runs a step), at most MAX_CODES. The loop's statements then have a
+    runs a step), then of every LOOK_EVERY-th one (a loop that takes over
+    later: a second training stage, another thread's loop), at most
+    MAX_CODES. The loop's statements then have a
     start and an end in the trace: what "print every N steps" would remove
     from a step is the whole statement, its Python work too
     (docs/what-if.md). A library's loop (Lightning's, Trainer's) is watched
@@ -57,10 +59,12 @@ class _LineWatch:
     """
 
     MARKERS_LOOKED_AT = 4
+    LOOK_EVERY = 64  # a look walks a few frames: every 64th step it costs well under 1 µs a step
     MAX_CODES = 32
 
     def __init__(self):
-        self._left = self.MARKERS_LOOKED_AT
+        self._off = False  # no sys.monitoring, its tool ids taken, or a look failed
+        self._markers = 0
         self._monitoring = None
         self._tool = None
         self._codes = set()
@@ -68,16 +72,16 @@ class _LineWatch:
         self._libraries = os.environ.get("SYNCSCOPE_LINE_EVENTS", "1") == "all"
 
     def look(self, frame):
-        if self._left <= 0:
+        self._markers += 1
+        if self._off or (self._markers > self.MARKERS_LOOKED_AT and self._markers % self.LOOK_EVERY):
             return
-        self._left -= 1
         try:
             if self._tool is None and not self._start():
-                self._left = 0
+                self._off = True
                 return
             self._watch(frame)
         except Exception:  # never break the program's step
-            self._left = 0
+            self._off = True
 
     def _start(self):
         monitoring = getattr(sys, "monitoring", None)

@@ -162,5 +162,29 @@ TEST(Dump, LineEventsNameTheLineTheyMark) {
   EXPECT_NE(text.out.find("print_loop.py:return main"), std::string::npos);
 }
 
+TEST(Dump, LineWatchSeesALoopThatStartsLater) {
+  // A warm-up loop of 8 steps in one function, then the main loop in
+  // another: the watch's first looks see only the warm-up's frames, a later
+  // look (every 64th step marker) the main loop's.
+  const std::string stand_ins = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
+  const std::string script = stand_ins + "/two_stage_loop.py";
+  std::map<std::string, std::string> env = fake_runtime_env();
+  env["PYTHONPATH"] = stand_ins;
+  std::string dir = fresh_dir("dump-later-loop");
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script,
+                     "8", "200"},
+                    env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  ASSERT_EQ(traces.size(), 1u);
+  json doc = dump_json({"--events", traces[0].file});
+  std::map<std::string, size_t> lines;
+  for (const json& e : doc["traces"][0]["events"]) {
+    if (e["api"] == "syncscope_python_line" && e["python"]["file"] == script) ++lines[e["python"]["function"]];
+  }
+  EXPECT_GE(lines["stage_one"], 8u) << "the warm-up's loop, from its first step";
+  EXPECT_GE(lines["stage_two"], 2u * 100) << "the main loop, from the first look that landed in it";
+}
+
 }  // namespace
 }  // namespace syncscope::testing
