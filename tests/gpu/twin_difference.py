@@ -17,6 +17,12 @@ both twins share (host work that runs slower after the fixed line, or a
 garbage collection it set off), which the replay cannot see.
 
     python3 tests/gpu/twin_difference.py SYNCSCOPE BROKEN.trace FIXED.trace
+    python3 tests/gpu/twin_difference.py --lockstep SYNCSCOPE LOCKSTEP.trace BROKEN_SCRIPT
+
+The second compares the lines of one recording of the lockstep timer
+(`syncscope run -- python3 tests/gpu/python/step_interleaver.py ...`):
+both twins in one process, so a difference in the lines both run is not
+the spread between processes that two recordings carry.
 """
 import collections
 import json
@@ -68,9 +74,11 @@ def per_step(events):
     return out
 
 
-def steady_window(events):
-    """(begin_ns, end_ns, steps) over the optimizer steps between a fifth and 90% of the run, or None."""
-    marks = sorted(e["start_ns"] for e in events if e["api"] == "syncscope_optimizer_step")
+def steady_window(events, tid=None):
+    """(begin_ns, end_ns, steps) over the optimizer steps (of thread `tid`, or of all) between a fifth and 90%
+    of the run, or None."""
+    marks = sorted(e["start_ns"] for e in events
+                   if e["api"] == "syncscope_optimizer_step" and (tid is None or e["tid"] == tid))
     if len(marks) < 10:
         return None
     first, last = len(marks) // 5, int(len(marks) * 0.9)
@@ -88,26 +96,56 @@ def source_text(file, line, cache={}):  # noqa: B006 - a per-process cache of th
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def line_times(events):
-    """{source text: µs per step} of the stepping thread's watched lines in the steady window: each line
-    from its line event to the thread's next line event (a line calling a function holds the function's
-    time), or None without line events. A line not found in its file is keyed by file:line."""
-    window = steady_window(events)
+def line_times(events, tid=None):
+    """{source text: µs per step} of a stepping thread's watched lines in its steady window (`tid`, else the
+    thread that stepped most): each line from its line event to the thread's next line event (a line calling a
+    function holds the function's time), or None without line events. A line not found in its file is keyed
+    by file:line. Where another stepping thread ran watched lines in between (the lockstep timer's other twin,
+    whose turn this thread waited out), the line is left out."""
     steppers = collections.Counter(e["tid"] for e in events if e["api"] == "syncscope_optimizer_step")
-    if window is None or not steppers:
+    if not steppers:
         return None
-    tid = steppers.most_common(1)[0][0]
-    marks = sorted((e for e in events if e["api"] == "syncscope_python_line" and e["tid"] == tid and "python" in e),
+    if tid is None:
+        tid = steppers.most_common(1)[0][0]
+    window = steady_window(events, tid)
+    if window is None:
+        return None
+    lines = sorted((e for e in events if e["api"] == "syncscope_python_line" and "python" in e),
                    key=lambda e: e["start_ns"])
     begin, end, steps = window
     totals = collections.Counter()
-    for here, following in zip(marks, marks[1:]):
-        if not begin <= here["start_ns"] < end or here["python"]["line"] == 0:  # line 0: the frame returns
+    here = None  # the thread's line running, and whether another thread's line came since it began
+    for e in lines:
+        if e["tid"] != tid:
+            if here and e["tid"] in steppers:
+                here[1] = True
             continue
-        file, line = here["python"]["file"], here["python"]["line"]
-        key = source_text(file, line) or f"{os.path.basename(file)}:{line}"
-        totals[key] += following["start_ns"] - here["start_ns"]
+        if here and not here[1] and begin <= here[0]["start_ns"] < end and here[0]["python"]["line"] != 0:
+            file, line = here[0]["python"]["file"], here[0]["python"]["line"]  # line 0: the frame returns
+            key = source_text(file, line) or f"{os.path.basename(file)}:{line}"
+            totals[key] += e["start_ns"] - here[0]["start_ns"]
+        here = [e, False]
     return {key: ns / steps / 1e3 for key, ns in totals.items()} or None
+
+
+def lockstep_lines(syncscope, trace_dir, broken_script):
+    """{"broken": line_times, "fixed": line_times} of one recording of the lockstep timer
+    (tests/gpu/python/step_interleaver.py), whose two stepping threads run the twins: the broken one is the
+    thread whose watched lines include BROKEN_SCRIPT's (by file name). Both twins in one process, taking
+    turns, so what drifts between processes falls on both alike."""
+    events = events_of(syncscope, trace_dir)
+    steps = collections.Counter(e["tid"] for e in events if e["api"] == "syncscope_optimizer_step")
+    threads = [tid for tid, n in steps.most_common(2) if n >= 10]
+    if len(threads) != 2:
+        raise ValueError(f"{trace_dir}: {len(threads)} threads stepped 10 times or more, not the twins' 2")
+    name = os.path.basename(broken_script)
+    files = {tid: {os.path.basename(e["python"]["file"]) for e in events
+                   if e["tid"] == tid and e["api"] == "syncscope_python_line" and "python" in e} for tid in threads}
+    broken = [tid for tid in threads if name in files[tid]]
+    if len(broken) != 1:
+        raise ValueError(f"{trace_dir}: {len(broken)} stepping threads ran lines of {name}, not 1")
+    fixed = next(tid for tid in threads if tid != broken[0])
+    return {"broken": line_times(events, broken[0]), "fixed": line_times(events, fixed)}
 
 
 def difference(syncscope, broken_trace, fixed_trace):
@@ -155,6 +193,9 @@ def text(diff):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--lockstep":
+        print("\n".join(line_text(lockstep_lines(*sys.argv[2:]))) or "no line events in one of the twins")
+        sys.exit(0)
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     result = difference(*sys.argv[1:])
