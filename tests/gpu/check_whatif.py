@@ -25,11 +25,14 @@ its realistic/ and its libraries/ folders):
    a step as its first (step_timer.py, STEP_TIMER_WARMUP).
    --interleave-steps B times the twins in lockstep instead: both in one
    process, taking turns every B optimizer steps (step_interleaver.py), each
-   fixed block against the mean of the broken blocks either side of it. The
-   measured saving is then the median of those differences over every
-   process, with its 95% interval from order statistics: whole rounds of a
-   host-bound twin ranged over ±20% within one process, and blocks tens of
-   milliseconds apart share what drifts. Not for programs that need the
+   fixed block against the mean of the broken blocks either side of it, the
+   fixed twin first in every other process. A process's saving is the
+   median of its differences; the measured saving is the mean over
+   processes, with its 95% interval over processes (Student's t): whole
+   rounds of a host-bound twin ranged over ±20% within one process, and
+   blocks tens of milliseconds apart share what drifts, but processes
+   differ by more than their blocks say (masked_indexing.py: 2% to 13% of
+   the step from one process to the next), so take 8 or more. Not for programs that need the
    main thread, nor Accelerate twins whose Accelerator settings differ
    (step_interleaver.py; Lightning's and Hugging Face's trainers run);
    with periodic work (eval every N steps), choose B a multiple of its
@@ -166,15 +169,20 @@ def block_differences(blocks):
     return diffs
 
 
-def time_interleaved(broken, fixed, result):
+def time_interleaved(broken, fixed, result, fixed_first=False):
     """The twins in lockstep blocks of INTERLEAVE_STEPS steps in one process (step_interleaver.py): (broken block
-    µs per step, fixed block µs per step, block differences, errors)."""
-    measured, errors = run_timer(INTERLEAVER, INTERLEAVE_STEPS, (broken, fixed), result)
+    µs per step, fixed block µs per step, block differences broken - fixed, errors). With fixed_first the fixed
+    twin is the first program: it starts CUDA, the allocator and autograd's threads, and takes the first turn."""
+    programs = (fixed, broken) if fixed_first else (broken, fixed)
+    measured, errors = run_timer(INTERLEAVER, INTERLEAVE_STEPS, programs, result)
     if measured is None:
         return [], [], [], errors
     blocks = measured["blocks"]
-    return ([us for p, us in blocks if p == 0], [us for p, us in blocks if p == 1], block_differences(blocks),
-            errors)
+    first, second = [us for p, us in blocks if p == 0], [us for p, us in blocks if p == 1]
+    diffs = block_differences(blocks)
+    if fixed_first:  # each broken block against the fixed blocks either side of it: the negated difference
+        return second, first, [-d for d in diffs], errors
+    return first, second, diffs, errors
 
 
 def time_processes(broken, fixed, rounds, processes, result_stem):
@@ -184,7 +192,9 @@ def time_processes(broken, fixed, rounds, processes, result_stem):
     per_process, runs, errors = [], {"broken": [], "fixed": []}, []
     for i in range(processes):
         if INTERLEAVE_STEPS:
-            b, f, diffs, e = time_interleaved(broken, fixed, f"{result_stem}-{i}.json")
+            # Every other process starts with the fixed twin, so that what the first program has (the process's
+            # CUDA start-up, its first turn) falls on both twins alike over the processes.
+            b, f, diffs, e = time_interleaved(broken, fixed, f"{result_stem}-{i}.json", fixed_first=i % 2 == 1)
             errors += e
             runs.setdefault("block_differences", []).append(diffs)
             if b and f and diffs:
@@ -289,25 +299,32 @@ T95 = [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 
 
 
 def paired_saving(runs):
-    """With --interleave-steps, the median block difference over every process and its 95% interval (order
-    statistics: a stall of the host in one block moves a mean, not a median). Else the saving over every round, each broken run against the fixed run interleaved with it in its process: the
+    """With --interleave-steps, the mean over processes of each process's median block difference, and its 95%
+    interval over processes (Student's t): the process is the unit. Lockstep blocks within one process agree
+    closely, but processes do not: on an H200, masked_indexing.py's per-process savings ranged from 2% to 13% of
+    the step in one session, each process's blocks tight around its own figure, so pooling every block as if
+    independent gave intervals that other processes then missed. None with fewer than 3 processes. Else the
+    saving over every round, each broken run against the fixed run interleaved with it in its process: the
     mean and its 95% confidence interval (µs), or None with fewer than 3 pairs. On the H200, 2000-step rounds of
     one host-bound twin ranged over ±20% within one process, so the median of 3 processes says little of a 2%
     saving; the interval says how much the measurement can tell."""
     if "block_differences" in runs:
-        diffs = sorted(d for each in runs["block_differences"] for d in each)
-        if len(diffs) < 10:
+        per_process = [statistics.median(each) for each in runs["block_differences"] if len(each) >= 3]
+        if len(per_process) < 3:
             return None
-        half = 1.96 * len(diffs) ** 0.5 / 2
-        low, high = max(0, int(len(diffs) / 2 - half)), min(len(diffs) - 1, int(len(diffs) / 2 + half + 0.5))
-        return {"rounds": len(diffs), "mean_us": statistics.median(diffs), "ci_us": [diffs[low], diffs[high]],
-                "blocks": True}
+        mean, half = mean_and_half_interval(per_process)
+        return {"rounds": len(per_process), "mean_us": mean, "ci_us": [mean - half, mean + half], "blocks": True}
     diffs = [b - f for bs, fs in zip(runs["broken"], runs["fixed"]) if bs and fs for b, f in zip(bs, fs)]
     if len(diffs) < 3:
         return None
-    mean = statistics.mean(diffs)
-    half = (T95[len(diffs) - 2] if len(diffs) - 1 <= len(T95) else 1.96) * statistics.stdev(diffs) / len(diffs) ** 0.5
+    mean, half = mean_and_half_interval(diffs)
     return {"rounds": len(diffs), "mean_us": mean, "ci_us": [mean - half, mean + half]}
+
+
+def mean_and_half_interval(values):
+    """The mean and the half width of its 95% confidence interval (Student's t), of at least 2 values."""
+    t = T95[len(values) - 2] if len(values) - 1 <= len(T95) else 1.96
+    return statistics.mean(values), t * statistics.stdev(values) / len(values) ** 0.5
 
 
 def judge(measured_saving, broken_step, predicted):
@@ -428,8 +445,9 @@ def line(row):
     text = (f"{row['pair']:38} broken {b:8.1f} fixed {f:8.1f}"
             f" | saves {row['measured_saving_us']:7.1f} ({row['measured_saving_us'] / b:+6.1%};"
             f" {len(row['per_process_us'])} processes {low / b:+.1%}..{high / b:+.1%}"
-            + (f"; {row['paired']['rounds']} rounds {row['paired']['mean_us'] / b:+.1%},"
-               f"{' (median of blocks)' if row['paired'].get('blocks') else ''}"
+            + (f"; {row['paired']['rounds']} {'processes' if row['paired'].get('blocks') else 'rounds'}"
+               f" {row['paired']['mean_us'] / b:+.1%},"
+               f"{' (mean of their median blocks)' if row['paired'].get('blocks') else ''}"
                f" 95% CI {row['paired']['ci_us'][0] / b:+.1%}..{row['paired']['ci_us'][1] / b:+.1%}"
                if row.get("paired") else "") + ")"
             f" | predicted {pred:7.1f} ({pred / b:+6.1%}, {m['basis']};"

@@ -74,6 +74,18 @@ def main():
         assert 200 <= saving <= 700, f"planted 400 µs a step, measured {saving:.0f}"
         paired = check_whatif.paired_saving({"block_differences": [diffs] * 3})
         assert paired["blocks"] and paired["ci_us"][0] <= paired["mean_us"] <= paired["ci_us"][1], paired
+        # The process is the unit: three processes whose blocks say 10, 20 and 30 µs give 20 µs ± t(2) * 10 / √3.
+        paired = check_whatif.paired_saving({"block_differences": [[v - 1, v, v + 1] for v in (10, 20, 30)]})
+        assert paired["rounds"] == 3 and abs(paired["ci_us"][1] - 20 - 4.30 * 10 / 3 ** 0.5) < 1e-9, paired
+
+        # With the fixed twin first (every other process), the differences are still broken - fixed.
+        check_whatif.INTERLEAVE_STEPS = 10
+        os.environ["PYTHONPATH"] = folder
+        broken_blocks, fixed_blocks, diffs, errors = check_whatif.time_interleaved(
+            (os.path.join(folder, "broken.py"), ["400"]), (os.path.join(folder, "fixed.py"), ["400"]),
+            os.path.join(folder, "swapped.json"), fixed_first=True)
+        assert not errors and statistics.median(broken_blocks) > statistics.median(fixed_blocks), errors
+        assert 200 <= statistics.median(diffs) <= 700, f"planted 400 µs a step, measured {statistics.median(diffs)}"
 
         # One twin fails at start: the other runs to its end alone, untimed past that, and the error is kept.
         measured = interleave(folder, os.path.join(folder, "failing.py"), os.path.join(folder, "fixed.py"), 200)
@@ -143,6 +155,17 @@ def check_line_comparison():
     shown = twin_difference.line_text({"broken": broken, "fixed": fixed})
     assert "lines both twins run: +34 µs" in shown[0] and shown[1] == "+30 µs log(x)", shown
     assert len(shown) == 2, "a 4 µs difference is under LINE_SHOWN_US"
+    # In lockstep another stepping thread (tid 3) runs its block inside this thread's `step(x)` of every
+    # other step: those lines waited for their turn and are left out, not counted as the line's time.
+    lockstep = events(40, 104)
+    starts = [e for e in lockstep if "python" in e and e["tid"] == 1 and e["python"]["line"] == 1]
+    for k, e in enumerate(starts):
+        if k % 2:
+            lockstep.append({"api": "syncscope_optimizer_step", "tid": 3, "start_ns": e["start_ns"] + 5})
+            lockstep.append({"api": "syncscope_python_line", "tid": 3, "start_ns": e["start_ns"] + 5,
+                             "python": {"file": script, "line": 2, "function": "main"}})
+    interleaved = twin_difference.line_times(lockstep, tid=1)
+    assert abs(interleaved["step(x)"] - 52) < 1e-9 and abs(interleaved["log(x)"] - 40) < 1e-9, interleaved
 
 
 if __name__ == "__main__":
