@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -130,22 +132,34 @@ TEST(Dump, EventsNameTheirPythonLine) {
   EXPECT_NE(text.out.find("ctypes_sync_loop.py:34 read_metric"), std::string::npos) << text.out;
 }
 
+const std::string kStandIns = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
+
+// Records a stand-in program of tests/integration/python under `syncscope
+// run` (its line watch on: sys.monitoring, or fake_monitoring.py before
+// Python 3.12) and returns its one trace file.
+std::string record_stand_in(const std::string& script, const std::vector<std::string>& args,
+                            std::map<std::string, std::string> env) {
+  env["PYTHONPATH"] = kStandIns;
+  std::string dir = fresh_dir("dump-lines");
+  std::vector<std::string> argv = {syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env",
+                                   "python3", script};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = run(argv, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto traces = load_traces(dir + "/t");
+  EXPECT_EQ(traces.size(), 1u);
+  return traces.empty() ? std::string() : traces[0].file;
+}
+
 TEST(Dump, LineEventsNameTheLineTheyMark) {
   // The line watch's events (Python 3.12+'s sys.monitoring, a stand-in on
   // older Pythons) carry a code object and a line, not a stack.
-  const std::string stand_ins = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
-  const std::string script = stand_ins + "/print_loop.py";
+  const std::string script = kStandIns + "/print_loop.py";
   std::map<std::string, std::string> env = fake_runtime_env();
-  env["PYTHONPATH"] = stand_ins;
   env["PRINT_LOOP_LINE_WATCH"] = "1";
-  std::string dir = fresh_dir("dump-lines");
-  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script,
-                     "20", "broken"},
-                    env);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto traces = load_traces(dir + "/t");
-  ASSERT_EQ(traces.size(), 1u);
-  json doc = dump_json({"--events", traces[0].file});
+  const std::string trace = record_stand_in(script, {"20", "broken"}, env);
+  ASSERT_FALSE(trace.empty());
+  json doc = dump_json({"--events", trace});
   size_t print_lines = 0, returns = 0;
   for (const json& e : doc["traces"][0]["events"]) {
     if (e["api"] != "syncscope_python_line") continue;
@@ -156,7 +170,7 @@ TEST(Dump, LineEventsNameTheLineTheyMark) {
   }
   EXPECT_GE(print_lines, 18u) << "the print's line, each step after the watch began";
   EXPECT_GE(returns, 1u) << "main returned";
-  RunResult text = run({syncscope_bin(), "dump", "--events", traces[0].file});
+  RunResult text = run({syncscope_bin(), "dump", "--events", trace});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("print_loop.py:56 main"), std::string::npos);
   EXPECT_NE(text.out.find("print_loop.py:return main"), std::string::npos);
@@ -166,18 +180,10 @@ TEST(Dump, LineWatchSeesALoopThatStartsLater) {
   // A warm-up loop of 8 steps in one function, then the main loop in
   // another: the watch's first looks see only the warm-up's frames, a later
   // look (every 64th step marker) the main loop's.
-  const std::string stand_ins = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
-  const std::string script = stand_ins + "/two_stage_loop.py";
-  std::map<std::string, std::string> env = fake_runtime_env();
-  env["PYTHONPATH"] = stand_ins;
-  std::string dir = fresh_dir("dump-later-loop");
-  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--", "/usr/bin/env", "python3", script,
-                     "8", "200"},
-                    env);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto traces = load_traces(dir + "/t");
-  ASSERT_EQ(traces.size(), 1u);
-  json doc = dump_json({"--events", traces[0].file});
+  const std::string script = kStandIns + "/two_stage_loop.py";
+  const std::string trace = record_stand_in(script, {"8", "200"}, fake_runtime_env());
+  ASSERT_FALSE(trace.empty());
+  json doc = dump_json({"--events", trace});
   std::map<std::string, size_t> lines;
   for (const json& e : doc["traces"][0]["events"]) {
     if (e["api"] == "syncscope_python_line" && e["python"]["file"] == script) ++lines[e["python"]["function"]];
