@@ -60,19 +60,22 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOw
       f.prediction_step_ns = analysis->phases[static_cast<size_t>(f.phase_index)].step_ns;
     }
   }
-  // Ranked again, now by what fixing each saves (detectors/finding_rank.h).
-  std::stable_sort(analysis->findings.begin(), analysis->findings.end(), ranks_before);
+  // "All fixed" is bounded by the findings its fixes changed, before the
+  // findings are ranked again (the prediction names them by index).
   for (const whatif::PhasePrediction& phase : predictions.phases) {
     const whatif::Prediction& p = phase.all_fixed;
     SavingBounds bounds;
-    for (const Finding& f : analysis->findings) {
-      if (f.predicted && f.phase_index == phase.phase_index) bounds.add(f.prediction_floor, f.prediction_ceiling);
+    for (size_t i : phase.findings) {
+      const Finding& f = analysis->findings[i];
+      if (f.predicted) bounds.add(f.prediction_floor, f.prediction_ceiling);
     }
     analysis->all_fixed.push_back(AllFixedPrediction{
         phase.phase_index, p.basis == whatif::Basis::kMeasured, p.recorded_step_ns, p.replayed_step_ns,
         p.step_without_low_ns, p.step_without_high_ns, p.fits(), bounds.floor(), bounds.ceiling(), p.saving_low_ns,
         p.saving_high_ns});
   }
+  // Ranked again, now by what fixing each saves (detectors/finding_rank.h).
+  std::stable_sort(analysis->findings.begin(), analysis->findings.end(), ranks_before);
 }
 
 }  // namespace syncscope

@@ -67,6 +67,20 @@ OpMarks marks_for(const TraceProgram& program, const Statements& statements,
   return marks;
 }
 
+// The statement of a statement-removing fix's site in `program` (for
+// fixed-shape from its read-back on), found once per program: nullptr for
+// a fix that keeps its statement.
+const StatementSpan* add_statement(Statements& statements, const TraceProgram& program, const ProcessTrace& trace,
+                                   const SiteSpec& spec, Fix fix, const CodeOwnershipOptions& code) {
+  const StatementPart part = statement_part(fix);
+  if (part == StatementPart::kNone) return nullptr;
+  auto found = statements.find(spec.site);
+  if (found != statements.end()) return &found->second;
+  const SpanStart start = part == StatementPart::kWhole ? SpanStart::kLineStart : SpanStart::kFirstCall;
+  return &statements.emplace(spec.site, statement_span(program, trace, spec.tid, spec.stack_id, code, start))
+              .first->second;
+}
+
 }  // namespace
 
 Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code,
@@ -74,47 +88,67 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
   Predictions out;
   out.findings.resize(analysis.findings.size());
   const std::map<int, Steps> phases = steps_by_phase(analysis);
-  std::map<int, std::vector<std::pair<SiteSpec, Fix>>> fixable_by_phase;
+  // Every predicted finding's site and fix, whatever its phase.
+  std::vector<std::pair<SiteSpec, Fix>> fixable;
   // Each phase's program and the baseline its fixes are compared with, made
-  // once for all of its findings.
+  // once for all of its findings, and the statements of read-backs in it.
   std::map<int, std::pair<TraceProgram, Baseline>> built;
-  Statements statements;
+  std::map<int, Statements> statements;
+  auto program_of = [&](int phase, const Steps& steps) -> const std::pair<TraceProgram, Baseline>& {
+    auto found = built.find(phase);
+    if (found != built.end()) return found->second;
+    TraceProgram program = program_from_trace(trace, steps, {});
+    Baseline base = baseline(program.program, 0, program.steps, program.gpu_measured);
+    return built.emplace(phase, std::make_pair(std::move(program), std::move(base))).first->second;
+  };
   for (size_t i = 0; i < analysis.findings.size(); ++i) {
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     auto steps = phases.find(f.phase_index);
     std::optional<Fix> fix = fix_for(f, i < operations.size() ? operations[i] : Operation::kUnknown);
     if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
-    auto phase = built.find(f.phase_index);
-    if (phase == built.end()) {
-      TraceProgram program = program_from_trace(trace, steps->second, {});
-      Baseline base = baseline(program.program, 0, program.steps, program.gpu_measured);
-      phase = built.emplace(f.phase_index, std::make_pair(std::move(program), std::move(base))).first;
-    }
-    const auto& [program, base] = phase->second;
+    const auto& [program, base] = program_of(f.phase_index, steps->second);
     const uint32_t site = static_cast<uint32_t>(i + 1);
     // A whole statement that line events bounded is seen whole: no floor.
     // Fixed-shape's stays one (what_if.h).
-    bool seen_whole = false;
     const StatementPart part = statement_part(*fix);
-    if (part != StatementPart::kNone) {
-      const SpanStart start = part == StatementPart::kWhole ? SpanStart::kLineStart : SpanStart::kFirstCall;
-      const StatementSpan& span =
-          statements.emplace(site, statement_span(program, trace, f.tid, f.stack_id, code, start)).first->second;
-      seen_whole = part == StatementPart::kWhole && whole_statement(span);
-    }
-    const OpMarks marks = marks_for(program, statements, {{site_of(f, site), *fix}});
+    const StatementSpan* span = add_statement(statements[f.phase_index], program, trace, site_of(f, site), *fix, code);
+    const bool seen_whole = part == StatementPart::kWhole && span != nullptr && whole_statement(*span);
+    const OpMarks marks = marks_for(program, statements[f.phase_index], {{site_of(f, site), *fix}});
     const bool floor = saving_is_a_floor(*fix) && !seen_whole;
     out.findings[i] =
         FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor, saving_is_a_ceiling(*fix)};
-    fixable_by_phase[f.phase_index].emplace_back(site_of(f, site), *fix);
+    fixable.emplace_back(site_of(f, site), *fix);
   }
-  for (const auto& [phase, fixable] : fixable_by_phase) {
+  // "All fixed" fixes every predicted finding in each phase's steps, its
+  // own and those of a phase that runs inside them: an evaluation inside
+  // the training loop lengthens the train steps it interrupts, and fixing
+  // its read-backs shortens them.
+  if (fixable.empty()) return out;
+  for (const auto& [phase, steps] : phases) {
+    if (steps.size() < 2) continue;
+    const auto& [program, base] = program_of(phase, steps);
+    // The phase's own findings last: where another phase's finding has the
+    // same call site (a helper that reads back in training and in eval),
+    // the phase's own marks its calls.
+    std::vector<std::pair<SiteSpec, Fix>> in_order = fixable;
+    std::stable_partition(in_order.begin(), in_order.end(), [&](const auto& sf) {
+      return analysis.findings[sf.first.site - 1].phase_index != phase;
+    });
+    for (const auto& [spec, fix] : in_order) add_statement(statements[phase], program, trace, spec, fix, code);
+    const OpMarks marks = marks_for(program, statements[phase], in_order);
     std::vector<SiteFix> fixes;
-    for (const auto& [spec, fix] : fixable) fixes.push_back({spec.site, fix});
-    const auto& [program, base] = built.at(phase);
-    const OpMarks marks = marks_for(program, statements, fixable);
-    out.phases.push_back(PhasePrediction{phase, predict(base, fixes, &marks)});
+    std::vector<size_t> changed;
+    for (const auto& [spec, fix] : in_order) {
+      if (std::find(marks.site.begin(), marks.site.end(), spec.site) == marks.site.end()) continue;
+      fixes.push_back({spec.site, fix});
+      changed.push_back(spec.site - 1);
+    }
+    const bool own = std::any_of(fixable.begin(), fixable.end(), [&](const auto& sf) {
+      return analysis.findings[sf.first.site - 1].phase_index == phase;
+    });
+    if (!own && changed.empty()) continue;  // no finding's calls run in its steps: nothing to say
+    out.phases.push_back(PhasePrediction{phase, predict(base, fixes, &marks), std::move(changed)});
   }
   return out;
 }

@@ -29,7 +29,13 @@ struct FindingPrediction {
 
 struct PhasePrediction {
   int phase_index = -1;  // into Analysis::phases
-  Prediction all_fixed;  // every steady finding of the phase fixed
+  // Every predicted finding fixed in the phase's steps: its own, and those
+  // of another phase whose calls run inside them (an evaluation inside the
+  // training loop).
+  Prediction all_fixed;
+  // The findings (indices into Analysis::findings) whose calls the fixes
+  // changed in the phase's steps.
+  std::vector<size_t> findings;
 };
 
 struct Predictions {

@@ -1,6 +1,8 @@
 // A finding's prediction picks its statement's part by its fix
 // (whatif/finding_predictions.h): every-n-steps the whole line, fixed-shape
-// the line from its read-back on, compute-on-gpu the read-back alone.
+// the line from its read-back on, compute-on-gpu the read-back alone. "All
+// fixed" also fixes the findings of a phase that runs inside the phase's
+// steps (an evaluation inside the training loop).
 #include "whatif/finding_predictions.h"
 
 #include <gtest/gtest.h>
@@ -92,6 +94,75 @@ TEST(FindingPredictions, EachFixTakesItsPartOfTheStatement) {
   EXPECT_FALSE(whole.floor) << "line events bounded every execution";
   EXPECT_TRUE(from_read.floor) << "the gather's backward is not in the statement";
   EXPECT_FALSE(read_alone.floor);
+}
+
+// A training step (300 µs of host work and two launches) with an
+// evaluation inside it: a launch, then its loss read back (copy and a
+// 200 µs wait for the GPU) at kEvalStack.
+constexpr uint32_t kEvalStack = 31;
+ProcessTrace train_with_eval_inside(int steps) {
+  syncscope::testing::Stream s;
+  for (int step = 0; step < steps; ++step) {
+    s.launch(0xa);
+    s.idle(150 * kUs);
+    s.launch(0xb);
+    s.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPageable, 4, true, kEvalStack, 3 * kUs);
+    s.call(ApiId::cudaStreamSynchronize, 200 * kUs, 0x100, kEvalStack);
+    s.idle(150 * kUs);
+  }
+  ProcessTrace trace;
+  trace.events = s.events();
+  trace.python_code[kUserCode] = PythonCode{"/home/u/train.py", "evaluate", 1};
+  trace.python_stacks[kEvalStack] = {{kUserCode, 30}};
+  return trace;
+}
+
+TEST(FindingPredictions, AllFixedTakesTheFindingsOfAPhaseRunningInsideItsSteps) {
+  const ProcessTrace trace = train_with_eval_inside(60);
+  Analysis analysis = analyze(trace);
+  ASSERT_FALSE(analysis.step_figures.empty());
+  const int train = analysis.step_figures.front().span.phase_index;
+  size_t eval = analysis.findings.size();
+  for (size_t i = 0; i < analysis.findings.size(); ++i) {
+    const Finding& f = analysis.findings[i];
+    if (f.phase == Phase::kSteady && f.cause == Cause::kReadBack && f.stack_id == kEvalStack) eval = i;
+  }
+  ASSERT_LT(eval, analysis.findings.size()) << "the evaluation's read-back is a steady finding";
+  ASSERT_EQ(analysis.findings[eval].phase_index, train);
+  // What fixing it saves in the train steps while it is a train finding.
+  const auto all_fixed_of = [&](const Predictions& p) -> const PhasePrediction* {
+    for (const PhasePrediction& phase : p.phases) {
+      if (phase.phase_index == train) return &phase;
+    }
+    return nullptr;
+  };
+  const Predictions as_train = predict_findings(trace, analysis);
+  ASSERT_NE(all_fixed_of(as_train), nullptr);
+  const Prediction before = all_fixed_of(as_train)->all_fixed;
+  ASSERT_GT(before.saving_high_ns, 0);
+  // The segmentation would make the evaluation a phase of its own (as on
+  // transformer_lm.py, eval every 10 steps inside the loop): here it is made
+  // one by hand, its steps each read-back's copy to the end of its wait,
+  // inside the train steps, and the finding moved to it.
+  const int eval_phase = train + 1;
+  uint32_t step = 0;
+  for (size_t i = 0; i + 1 < trace.events.size(); ++i) {
+    const Event& copy = trace.events[i];
+    if (copy.stack_id != kEvalStack || copy.api != static_cast<uint16_t>(ApiId::cudaMemcpyAsync)) continue;
+    StepFigures figures;
+    figures.span = StepSpan{static_cast<int16_t>(eval_phase), step++, copy.start_ns, trace.events[i + 1].end_ns};
+    analysis.step_figures.push_back(figures);
+  }
+  analysis.findings[eval].phase_index = eval_phase;
+  const Predictions p = predict_findings(trace, analysis);
+  ASSERT_TRUE(p.findings[eval]) << "predicted in its own phase";
+  const PhasePrediction* train_fixed = all_fixed_of(p);
+  ASSERT_NE(train_fixed, nullptr) << "the train steps have an all-fixed, though none of their own findings is left";
+  EXPECT_EQ(train_fixed->findings, std::vector<size_t>{eval});
+  // Fixing the evaluation's read-back saves in each train step it
+  // interrupts what it saved there as a train finding.
+  EXPECT_EQ(train_fixed->all_fixed.saving_low_ns, before.saving_low_ns);
+  EXPECT_EQ(train_fixed->all_fixed.saving_high_ns, before.saving_high_ns);
 }
 
 }  // namespace
