@@ -49,8 +49,9 @@ its realistic/ and its libraries/ folders):
    out the recordings without a timeline and the fixed twin's.
    The prediction is the main phase's "all fixed" (phases[0].all_fixed),
    since a fixed twin fixes every planted site; where a twin leaves sites
-   that no setting removes (PARTIAL_FIXES), the sum of the per-finding
-   predictions of the sites it does fix.
+   that no setting removes (PARTIAL_FIXES), or findings of a category it
+   does not fix (FIXED_CATEGORIES), the sum of the per-finding predictions
+   of those it does fix.
 3. The prediction is a share of the recorded step, applied to the plain
    broken step (the recording is another process); with several recordings,
    the median share. The verdicts, issue 27's "done when":
@@ -99,6 +100,13 @@ STEPS_OVERRIDE = 0  # --steps
 # the recording unusable rather than predict nothing for it.
 PARTIAL_FIXES = {
     "libraries/hf_trainer.py": ["trainer.py:Trainer._run_epoch", "operations.py:send_to_device"],
+}
+# Twins that fix every finding of some categories and leave the others:
+# accelerate_loop_fixed.py removes its syncs (bf16, non-blocking batch
+# copies, an asynchronous log) and keeps its batch copies on the compute
+# stream (default-stream findings at the same site as a fixed sync).
+FIXED_CATEGORIES = {
+    "libraries/accelerate_loop.py": ["hidden-sync", "pageable-copy"],
 }
 SAVING_SHARE_JUDGED = 0.05  # above it, within SAVING_TOLERANCE of the saving
 SAVING_TOLERANCE = 0.20
@@ -264,12 +272,17 @@ def prediction(report, rel):
               if f.get("phase") == "steady" and f.get("phase_name") == phase.get("name")]
     listed = [(sync_site(f), f.get("category"), f.get("predicted_saving_us_per_step"),
                f.get("predicted_saving_us_per_step_range"), f.get("predicted_fix")) for f in steady]
-    if rel in PARTIAL_FIXES:
-        chosen = [f for f in steady if f.get("predicted_saving_us_per_step") is not None
-                  and any(sync_site(f).endswith(site) for site in PARTIAL_FIXES[rel])]
-        unmatched = [site for site in PARTIAL_FIXES[rel] if not any(sync_site(f).endswith(site) for f in chosen)]
-        if unmatched:
-            raise ValueError(f"the fixed sites {', '.join(unmatched)} match no predicted steady finding")
+    if rel in PARTIAL_FIXES or rel in FIXED_CATEGORIES:
+        predicted = [f for f in steady if f.get("predicted_saving_us_per_step") is not None]
+        if rel in PARTIAL_FIXES:
+            chosen = [f for f in predicted if any(sync_site(f).endswith(site) for site in PARTIAL_FIXES[rel])]
+            unmatched = [site for site in PARTIAL_FIXES[rel] if not any(sync_site(f).endswith(site) for f in chosen)]
+            if unmatched:
+                raise ValueError(f"the fixed sites {', '.join(unmatched)} match no predicted steady finding")
+        else:
+            chosen = [f for f in predicted if f.get("category") in FIXED_CATEGORIES[rel]]
+            if not chosen:
+                raise ValueError(f"no predicted steady finding of {', '.join(FIXED_CATEGORIES[rel])}")
         low = sum(f["predicted_saving_us_per_step_range"][0] for f in chosen)
         high = sum(f["predicted_saving_us_per_step_range"][1] for f in chosen)
         # As the analysis bounds "all fixed" (SavingBounds): a floor where a part is one and none is a ceiling.

@@ -124,6 +124,14 @@ def check_report_reading():
         raise AssertionError("a stale fixed site was not refused")
     except ValueError as e:
         assert "trainer.py:Trainer._run_epoch" in str(e), e
+    # A twin that fixes every sync and leaves its copies on the compute stream: the syncs' predictions summed.
+    findings = [finding("/v/accelerate/utils/operations.py", "send_to_device", 8.0),
+                finding("/v/accelerate/optimizer.py", "AcceleratedOptimizer.step", 5.0, floor=True),
+                finding("/v/accelerate/utils/operations.py", "send_to_device", 3.0, ceiling=True)]
+    findings[2]["category"] = "default-stream"
+    report["processes"][0]["findings"] = findings
+    read = check_whatif.prediction(report, "libraries/accelerate_loop.py")
+    assert abs(read["saving_low_us"] - 13.0) < 1e-9 and read["floor"] and not read["ceiling"], read
     # Outside the band and both spreads: a floor below the saving holds, so does a ceiling above it.
     assert check_whatif.verdict(False, True, False, floor_holds=True) == "FLOOR"
     assert check_whatif.verdict(False, True, False, ceiling_holds=True) == "CEILING"
