@@ -137,10 +137,14 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     });
     for (const auto& [spec, fix] : in_order) add_statement(statements[phase], program, trace, spec, fix, code);
     const OpMarks marks = marks_for(program, statements[phase], in_order);
+    std::vector<bool> marked(analysis.findings.size() + 1, false);  // by site: finding index + 1
+    for (uint32_t site : marks.site) {
+      if (site < marked.size()) marked[site] = true;
+    }
     std::vector<SiteFix> fixes;
     std::vector<size_t> changed;
     for (const auto& [spec, fix] : in_order) {
-      if (std::find(marks.site.begin(), marks.site.end(), spec.site) == marks.site.end()) continue;
+      if (!marked[spec.site]) continue;
       fixes.push_back({spec.site, fix});
       changed.push_back(spec.site - 1);
     }
