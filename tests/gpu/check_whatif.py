@@ -11,7 +11,8 @@ its realistic/ and its libraries/ folders):
    broken, ...), --rounds times each, under tests/gpu/python/step_timer.py:
    the mean optimizer step between a fifth and 90% of the run, the GPU
    drained at both ends. That process's saving is its median broken step
-   minus its median fixed step. --processes such processes run one after
+   minus its median fixed step. --processes such processes (default 3;
+   8 with --interleave-steps) run one after
    the other: processes differ in pace (the same program's step by up to 7%
    on readback_gpu_bound.py, tests/gpu/recording_pace.py, and the saving,
    which is host work there, by up to 35%), so the measured saving is the
@@ -37,16 +38,17 @@ its realistic/ and its libraries/ folders):
    (step_interleaver.py; Lightning's and Hugging Face's trainers run);
    with periodic work (eval every N steps), choose B a multiple of its
    period.
-2. The broken twin is recorded --processes times with the full GPU timeline
+2. The broken twin is recorded --recordings times (default: --processes,
+   at most 3) with the full GPU timeline
    (the prediction is `measured`; --timeline sampled for the default
    sampling) and once without one (`host-bound`, an interval); the fixed
    twin once with the timeline, whose recorded step stands beside the
    predicted step without the fixes (both from recorded processes), and
    once without: the twins' recordings without a timeline are compared
-   call kind by call kind (twin_difference.py), which shows what the fixed
-   twin drops besides the fix (other calls, host work).
-   --recordings R records the broken twin R times instead; --lean leaves
-   out the recordings without a timeline and the fixed twin's.
+   call kind by call kind and line by line (twin_difference.py), which
+   shows what the fixed twin drops besides the fix (other calls, host
+   work). --lean leaves out the recordings without a timeline and the
+   fixed twin's.
    The prediction is the main phase's "all fixed" (phases[0].all_fixed),
    since a fixed twin fixes every planted site; where a twin leaves sites
    that no setting removes (PARTIAL_FIXES), or findings of a category it
@@ -493,10 +495,11 @@ def main():
     parser.add_argument("pairs", nargs="*", help="only these broken twins (name, or path under examples/pytorch)")
     parser.add_argument("--rounds", type=int, default=5,
                         help="plain runs of each twin, interleaved in one process (default 5)")
-    parser.add_argument("--processes", type=int, default=3,
-                        help="separate processes timing the twins, and recordings of the broken one (default 3)")
+    parser.add_argument("--processes", type=int, default=0,
+                        help="separate processes timing the twins (default 8 with --interleave-steps, where the "
+                             "process is the unit, else 3)")
     parser.add_argument("--recordings", type=int, default=0,
-                        help="recordings of the broken twin with the timeline (default: --processes)")
+                        help="recordings of the broken twin with the timeline (default: --processes, at most 3)")
     parser.add_argument("--lean", action="store_true",
                         help="leave out the recording without a timeline and the fixed twin's recording")
     parser.add_argument("--separate", action="store_true",
@@ -520,6 +523,8 @@ def main():
                         help="a program from outside the repository (a public training script), its broken and "
                              "fixed runs differing in arguments (space-separated); set STEP_TIMER_FROM/TO")
     args = parser.parse_args()
+    args.processes = args.processes or (8 if args.interleave_steps else 3)
+    args.recordings = args.recordings or min(args.processes, 3)
     bundle, out_dir = os.path.abspath(args.bundle), os.path.abspath(args.out_dir)
     os.makedirs(out_dir, exist_ok=True)
     global CPUS, TIMELINE, STEPS_OVERRIDE, SEPARATE, INTERLEAVE_STEPS
