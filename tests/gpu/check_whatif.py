@@ -12,8 +12,7 @@ its realistic/ and its libraries/ folders):
    the mean optimizer step between a fifth and 90% of the run, the GPU
    drained at both ends. That process's saving is its median broken step
    minus its median fixed step. --processes such processes (default 3;
-   8 with --interleave-steps) run one after
-   the other: processes differ in pace (the same program's step by up to 7%
+   8 with --interleave-steps) run one after the other: processes differ in pace (the same program's step by up to 7%
    on readback_gpu_bound.py, tests/gpu/recording_pace.py, and the saving,
    which is host work there, by up to 35%), so the measured saving is the
    median over processes, its spread printed beside it. Every run is pinned
@@ -33,8 +32,9 @@ its realistic/ and its libraries/ folders):
    rounds of a host-bound twin ranged over ±20% within one process, and
    blocks tens of milliseconds apart share what drifts, but processes
    differ by more than their blocks say (masked_indexing.py: 2% to 13% of
-   the step from one process to the next), so take 8 or more. Not for programs that need the
-   main thread, nor Accelerate twins whose Accelerator settings differ
+   the step from one process to the next), so take 8 or more. Not for
+   programs that need the main thread, nor Accelerate twins whose
+   Accelerator settings differ
    (step_interleaver.py; Lightning's and Hugging Face's trainers run);
    with periodic work (eval every N steps), choose B a multiple of its
    period.
@@ -423,11 +423,11 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_
         row["host_bound_holds"] = low - slack <= row["measured_saving_us"] <= high + slack
     # The measurement cannot judge a prediction inside the processes' spread, or inside the 95% interval of the
     # saving over every round.
-    within_spread = min(savings) <= predicted_saving <= max(savings) and len(savings) > 1
-    if row["paired"] and row["paired"].get("blocks"):  # in lockstep the interval over processes says it
-        within_spread = row["paired"]["ci_us"][0] <= predicted_saving <= row["paired"]["ci_us"][1]
-    elif row["paired"]:
-        within_spread |= row["paired"]["ci_us"][0] <= predicted_saving <= row["paired"]["ci_us"][1]
+    # In lockstep only the interval over processes counts.
+    paired = row["paired"]
+    within_interval = bool(paired) and paired["ci_us"][0] <= predicted_saving <= paired["ci_us"][1]
+    within_spread = within_interval or (not (paired and paired.get("blocks")) and len(savings) > 1
+                                        and min(savings) <= predicted_saving <= max(savings))
     # A floor ("saves at least", docs/what-if.md) holds when the measured saving is not below it.
     floor_holds = row["measured"].get("floor", False) and predicted_saving <= row["measured_saving_us"]
     # A ceiling ("saves at most": side-stream) holds when the measured saving is not above it.

@@ -45,6 +45,11 @@ def kind_of(api):
     return "other calls"
 
 
+def steps_by_thread(events):
+    """{tid: optimizer-step markers} (the threads that step, syncscope_optimizer_step)."""
+    return collections.Counter(e["tid"] for e in events if e["api"] == "syncscope_optimizer_step")
+
+
 def events_of(syncscope, trace_dir):
     """The events of the recording's process that stepped most (a DataLoader's workers record no steps)."""
     out = subprocess.run([syncscope, "dump", "--events", "1000000000", "--json", trace_dir],
@@ -52,8 +57,7 @@ def events_of(syncscope, trace_dir):
     if out.returncode != 0:
         raise RuntimeError(f"syncscope dump {trace_dir}: exit {out.returncode}: {out.stderr[-300:]}")
     traces = json.loads(out.stdout)["traces"]
-    steps = lambda t: sum(1 for e in t.get("events") or [] if e["api"] == "syncscope_optimizer_step")  # noqa: E731
-    return max(traces, key=steps).get("events") or []
+    return max(traces, key=lambda t: sum(steps_by_thread(t.get("events") or []).values())).get("events") or []
 
 
 def per_step(events):
@@ -102,7 +106,7 @@ def line_times(events, tid=None):
     function holds the function's time), or None without line events. A line not found in its file is keyed
     by file:line. Where another stepping thread ran watched lines in between (the lockstep timer's other twin,
     whose turn this thread waited out), the line is left out."""
-    steppers = collections.Counter(e["tid"] for e in events if e["api"] == "syncscope_optimizer_step")
+    steppers = steps_by_thread(events)
     if not steppers:
         return None
     if tid is None:
@@ -134,8 +138,7 @@ def lockstep_lines(syncscope, trace_dir, broken_script):
     thread whose watched lines include BROKEN_SCRIPT's (by file name). Both twins in one process, taking
     turns, so what drifts between processes falls on both alike."""
     events = events_of(syncscope, trace_dir)
-    steps = collections.Counter(e["tid"] for e in events if e["api"] == "syncscope_optimizer_step")
-    threads = [tid for tid, n in steps.most_common(2) if n >= 10]
+    threads = [tid for tid, n in steps_by_thread(events).most_common(2) if n >= 10]
     if len(threads) != 2:
         raise ValueError(f"{trace_dir}: {len(threads)} threads stepped 10 times or more, not the twins' 2")
     name = os.path.basename(broken_script)
