@@ -50,14 +50,20 @@ struct Predicted {
   bool floor = false;
 };
 
+// The index of the steady read-back at `stack`, or findings.size().
+size_t steady_read_back(const Analysis& analysis, uint32_t stack) {
+  size_t found = analysis.findings.size();
+  for (size_t i = 0; i < analysis.findings.size(); ++i) {
+    const Finding& f = analysis.findings[i];
+    if (f.phase == Phase::kSteady && f.cause == Cause::kReadBack && f.stack_id == stack) found = i;
+  }
+  return found;
+}
+
 // The read-back's prediction with its operation given as `operation`.
 Predicted predicted_as(const ProcessTrace& trace, const Analysis& analysis, Operation operation) {
   std::vector<Operation> operations(analysis.findings.size(), Operation::kUnknown);
-  size_t read_back = analysis.findings.size();
-  for (size_t i = 0; i < analysis.findings.size(); ++i) {
-    const Finding& f = analysis.findings[i];
-    if (f.phase == Phase::kSteady && f.cause == Cause::kReadBack && f.stack_id == kMaskStack) read_back = i;
-  }
+  const size_t read_back = steady_read_back(analysis, kMaskStack);
   if (read_back == analysis.findings.size()) {
     ADD_FAILURE() << "no steady read-back at train.py:8";
     return {};
@@ -122,11 +128,7 @@ TEST(FindingPredictions, AllFixedTakesTheFindingsOfAPhaseRunningInsideItsSteps) 
   Analysis analysis = analyze(trace);
   ASSERT_FALSE(analysis.step_figures.empty());
   const int train = analysis.step_figures.front().span.phase_index;
-  size_t eval = analysis.findings.size();
-  for (size_t i = 0; i < analysis.findings.size(); ++i) {
-    const Finding& f = analysis.findings[i];
-    if (f.phase == Phase::kSteady && f.cause == Cause::kReadBack && f.stack_id == kEvalStack) eval = i;
-  }
+  const size_t eval = steady_read_back(analysis, kEvalStack);
   ASSERT_LT(eval, analysis.findings.size()) << "the evaluation's read-back is a steady finding";
   ASSERT_EQ(analysis.findings[eval].phase_index, train);
   // What fixing it saves in the train steps while it is a train finding.
