@@ -110,7 +110,9 @@ bool parse_known_sites(const std::string& json, std::vector<KnownSite>* out, std
   return true;
 }
 
-const KnownSite* match_known_site(const std::vector<KnownSite>& table, const SiteFrames& site, Operation op) {
+const KnownSite* match_known_site(const std::vector<KnownSite>& table, const SiteFrames& site, Operation op,
+                                  Category category) {
+  if (category == Category::kDefaultStream) return nullptr;
   const bool waiter = site.python.empty();
   const std::vector<PythonSiteFrame>& frames = waiter ? site.waiter_python : site.python;
   const size_t last = site.has_sync && site.sync_python_index >= 0 ? static_cast<size_t>(site.sync_python_index)

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "detectors/finding.h"
 #include "sites/site_frames.h"
 #include "sites/sync_operation.h"
 
@@ -40,7 +41,11 @@ bool parse_known_sites(const std::string& json, std::vector<KnownSite>* out, std
 // sync frame (PyTorch's own frames included: torch.save, clip_grad_norm_),
 // whose file ends with the entry's file (at a directory boundary), with
 // the entry's function and source text, for an operation the entry makes.
-// nullptr when none.
-const KnownSite* match_known_site(const std::vector<KnownSite>& table, const SiteFrames& site, Operation op);
+// nullptr when none, and for a default-stream finding: an entry's fix
+// removes a wait or a pageable copy, and a copy queued on the compute
+// stream at the same line (Accelerate's send_to_device) keeps its stream
+// whatever non_blocking says.
+const KnownSite* match_known_site(const std::vector<KnownSite>& table, const SiteFrames& site, Operation op,
+                                  Category category);
 
 }  // namespace syncscope

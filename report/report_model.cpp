@@ -66,7 +66,7 @@ ReportedFinding report_finding(const ProcessTrace& trace, const Finding& f, Symb
   r.finding = f;
   r.site = finding_site_frames(trace, f, symbolizer, options.code);
   r.operation = classify_operation(f, r.site);
-  r.known_site = match_known_site(known_sites(), r.site, r.operation);
+  r.known_site = match_known_site(known_sites(), r.site, r.operation, f.category);
   if (r.known_site != nullptr) {
     r.finding.hint = r.known_site->fix;
   } else if (std::string hint = operation_hint(r.operation, r.site.user_from_waiter); !hint.empty()) {

@@ -288,22 +288,44 @@ TEST(KnownSites, MatchedFromTheInnermostFrameToTheSyncFrame) {
   site.python = {{kSite + "torch/serialization.py", 10, "save"}, {"/home/me/train.py", 5, "main"}};
   site.has_sync = true;
   site.sync_python_index = 1;
-  const KnownSite* save = match_known_site(table, site, Operation::kCopyToHost);
+  const KnownSite* save = match_known_site(table, site, Operation::kCopyToHost, Category::kHiddenSync);
   ASSERT_NE(save, nullptr);
   EXPECT_EQ(save->id, "save");
-  EXPECT_EQ(match_known_site(table, site, Operation::kItem), nullptr);  // not an operation it makes
+  EXPECT_EQ(match_known_site(table, site, Operation::kItem, Category::kHiddenSync), nullptr);  // not an operation it makes
   // Python before 3.11 records the bare function name, 3.11+ the qualified
   // one: either matches the other, two different qualified names do not.
   site.python = {{kSite + "torch/serialization.py", 10, "Pickler.save"}, {"/home/me/train.py", 5, "main"}};
-  EXPECT_NE(match_known_site(table, site, Operation::kCopyToHost), nullptr);
+  EXPECT_NE(match_known_site(table, site, Operation::kCopyToHost, Category::kHiddenSync), nullptr);
   table[0].function = "Saver.save";
-  EXPECT_EQ(match_known_site(table, site, Operation::kCopyToHost), nullptr);
+  EXPECT_EQ(match_known_site(table, site, Operation::kCopyToHost, Category::kHiddenSync), nullptr);
   site.python[0].function = "save";
-  EXPECT_NE(match_known_site(table, site, Operation::kCopyToHost), nullptr);
+  EXPECT_NE(match_known_site(table, site, Operation::kCopyToHost, Category::kHiddenSync), nullptr);
   // A frame outside the sync frame (the library's train() calling its step) is not the site.
   site.python = {{kSite + "fakelib/step.py", 3, "step"}, {kSite + "fakelib/trainer.py", 9, "train"}};
   site.sync_python_index = 0;
-  EXPECT_EQ(match_known_site(table, site, Operation::kItem), nullptr);
+  EXPECT_EQ(match_known_site(table, site, Operation::kItem, Category::kHiddenSync), nullptr);
+}
+
+TEST(KnownSites, ACopyOnTheComputeStreamTakesNoSyncSitesFix) {
+  // Accelerate's send_to_device: its blocking copy is a known sync site
+  // (non_blocking=True removes the wait); the same copy queued on the
+  // compute stream is a default-stream finding, with no operation, which
+  // non_blocking does not move to another stream.
+  std::vector<KnownSite> table;
+  std::string error;
+  ASSERT_TRUE(parse_known_sites(R"([
+    {"id": "send", "library": "accelerate", "file": "accelerate/utils/operations.py", "function": "send_to_device",
+     "operations": ["copy-to-device-pinned"], "fix": "non_blocking=True", "checked": {"accelerate": "1.15.0"}}])",
+                                &table, &error))
+      << error;
+  SiteFrames site;
+  site.python = {{kSite + "accelerate/utils/operations.py", 160, "send_to_device"}, {"/home/me/train.py", 61, "main"}};
+  site.has_sync = true;
+  site.sync_python_index = 0;
+  EXPECT_NE(match_known_site(table, site, Operation::kCopyToDevicePinned, Category::kHiddenSync), nullptr);
+  EXPECT_NE(match_known_site(table, site, Operation::kUnknown, Category::kHiddenSync), nullptr)
+      << "an unknown operation (a stripped build) still matches a sync site";
+  EXPECT_EQ(match_known_site(table, site, Operation::kUnknown, Category::kDefaultStream), nullptr);
 }
 
 TEST(FindingMerge, StepsAreCountedOnceAndPeriodsRecomputed) {
