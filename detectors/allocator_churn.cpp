@@ -12,8 +12,9 @@ bool is_allocation_call(ApiFamily f) {
          f == ApiFamily::kVmmMap || f == ApiFamily::kVmmUnmap;
 }
 
-bool is_release(ApiFamily f) { return f == ApiFamily::kFree || f == ApiFamily::kHostFree || f == ApiFamily::kVmmUnmap; }
+bool is_release(ApiFamily f) { return f == ApiFamily::kFree || f == ApiFamily::kVmmUnmap; }
 bool is_vmm(ApiFamily f) { return f == ApiFamily::kVmmMap || f == ApiFamily::kVmmUnmap; }
+bool is_pinned_host(ApiFamily f) { return f == ApiFamily::kHostAlloc || f == ApiFamily::kHostFree; }
 
 }  // namespace
 
@@ -37,7 +38,12 @@ std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, co
     // Driver virtual memory (PyTorch's expandable_segments) maps and unmaps
     // physical pages instead of allocating: the same churn, another cure.
     Cause cause = is_vmm(family) ? Cause::kVmm : Cause::kChurn;
-    if (is_release(family)) {
+    if (is_pinned_host(family)) {
+      // Pinned host memory has its own caching allocator in PyTorch, which
+      // empty_cache() does not touch and expandable segments do not serve:
+      // the device allocator's hints would name the wrong cure.
+      cause = Cause::kPinnedHost;
+    } else if (is_release(family)) {
       auto& frees = by_thread[e.tid].recent_free_times;
       frees.push_back(e.start_ns);
       while (!frees.empty() && e.start_ns - frees.front() > 5000000) frees.erase(frees.begin());
@@ -61,6 +67,13 @@ std::vector<Finding> detect_allocator_churn(const std::vector<Event>& events, co
         return std::string(
             "allocation sizes keep growing (variable shapes): pad or bucket shapes, or set "
             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+      case Cause::kPinnedHost:
+        return std::string(
+            "pinned host memory allocated or freed in steady state (cudaHostAlloc, cudaFreeHost): "
+            "PyTorch's pinned-memory allocator keeps its blocks by size, so something pins new "
+            "memory every step (.pin_memory() in the loop, batches of changing sizes under "
+            "DataLoader(pin_memory=True)): pin one buffer outside the loop and copy into it, or "
+            "keep batch shapes fixed");
       case Cause::kVmm:
         return std::string(
             "expandable segments map and unmap device memory in steady state (cuMemMap/cuMemUnmap, "

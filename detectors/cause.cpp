@@ -26,6 +26,8 @@ const char* cause_name(Cause cause) {
       return "growing";
     case Cause::kVmm:
       return "vmm";
+    case Cause::kPinnedHost:
+      return "pinned-host";
     case Cause::kChurn:
       return "churn";
     case Cause::kCopyOnComputeStream:

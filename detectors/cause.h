@@ -24,6 +24,7 @@ enum class Cause {
   kFreeBurst,  // many frees within 5 ms (empty_cache())
   kGrowing,    // allocation sizes growing at one site
   kVmm,        // driver virtual-memory calls (expandable segments)
+  kPinnedHost,  // pinned host memory allocated or freed (cudaHostAlloc, cudaFreeHost)
   kChurn,      // any other allocation or free in steady state
   // default-stream
   kCopyOnComputeStream,  // H2D copies queued behind the kernels

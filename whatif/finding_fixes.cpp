@@ -31,6 +31,7 @@ std::optional<Fix> fix_for(const Finding& finding, Operation operation) {
     case Cause::kFreeBurst:
     case Cause::kGrowing:
     case Cause::kVmm:
+    case Cause::kPinnedHost:
     case Cause::kChurn:
       return Fix::kDropCall;  // served from the caching allocator's pool instead
     case Cause::kCopyOnComputeStream:

@@ -28,6 +28,7 @@ const std::vector<std::pair<Cause, std::string>>& every_cause() {
       {Cause::kFreeBurst, "free-burst"},
       {Cause::kGrowing, "growing"},
       {Cause::kVmm, "vmm"},
+      {Cause::kPinnedHost, "pinned-host"},
       {Cause::kChurn, "churn"},
       {Cause::kCopyOnComputeStream, "copy-on-compute-stream"},
       {Cause::kLegacyStream, "legacy-stream"},

@@ -137,6 +137,28 @@ TEST(AllocatorChurn, SteadyAllocationsFreeBurstsAndGrowth) {
   EXPECT_NE(burst->hint.find("empty_cache"), std::string::npos);
 }
 
+// A tensor pinned by hand each step: PyTorch's pinned-memory allocator, so
+// the device allocator's cures (no empty_cache(), expandable segments) do
+// not apply, even when the frees come in a burst.
+TEST(AllocatorChurn, PinnedHostMemoryHasItsOwnCause) {
+  Stream s;
+  for (int step = 0; step < 10; ++step) {
+    s.launch(1);
+    s.call(ApiId::cudaHostAlloc, 20000, 0, kAllocSite).bytes = 1000 + step * 100;  // growing, too
+    for (int i = 0; i < 5; ++i) s.call(ApiId::cudaFreeHost, 1000, 0, kFreeSite);
+  }
+  StepInfo steps = detect_steps(s.events(), StepOptions{});
+  ASSERT_TRUE(steps.detected);
+  std::vector<Finding> fs = detect_allocator_churn(s.events(), steps);
+  ASSERT_FALSE(fs.empty());
+  for (const Finding& f : fs) {
+    EXPECT_EQ(f.cause, Cause::kPinnedHost) << f.api << " " << phase_name(f.phase);
+    EXPECT_NE(f.hint.find("pin"), std::string::npos);
+    EXPECT_EQ(f.hint.find("empty_cache"), std::string::npos);
+    EXPECT_EQ(f.hint.find("expandable"), std::string::npos);
+  }
+}
+
 TEST(AllocatorChurn, StreamOrderedAllocationsAreNotChurn) {
   Stream s;
   for (int step = 0; step < 10; ++step) {
