@@ -54,8 +54,18 @@ struct Job {
       }
     }
     const double step = a.phases.at(0).step_ns;
-    a.all_fixed.push_back({0, measured, step, step, step * (1 - high - 0.05), step * (1 - low - 0.05), true, false,
-                           step * (low + 0.05), step * (high + 0.05)});
+    // Named fields: a field added to the struct must not shift the others.
+    a.all_fixed.push_back({.phase_index = 0,
+                           .measured = measured,
+                           .recorded_step_ns = step,
+                           .replayed_step_ns = step,
+                           .step_ns_without_low = step * (1 - high - 0.05),
+                           .step_ns_without_high = step * (1 - low - 0.05),
+                           .fits = true,
+                           .floor = false,
+                           .ceiling = false,
+                           .saving_ns_low = step * (low + 0.05),
+                           .saving_ns_high = step * (high + 0.05)});
     ReportOptions options = two_rank_policy();
     options.policy.gate.budgets.clear();
     options.policy.gate.fail_on_saving = fail_on_saving;
@@ -90,6 +100,8 @@ TEST(PredictionFormats, HtmlShowsTheSavingAndTheStepWithAndWithoutTheFix) {
   EXPECT_NE(html.find("as recorded (replayed): "), std::string::npos);
   EXPECT_NE(html.find("without it (drop-sync): "), std::string::npos);
   EXPECT_NE(html.find("fixing every steady finding saves"), std::string::npos) << "the phase's all fixed";
+  EXPECT_NE(html.find("(25%), measured"), std::string::npos) << "all fixed: 20% + 5%, neither floor nor ceiling";
+  EXPECT_EQ(html.find("saves at most"), std::string::npos);
   EXPECT_NE(html.find("every steady finding fixed: "), std::string::npos);
   for (const char* outside : {"<script", "<link", "src=", "href="}) EXPECT_EQ(html.find(outside), std::string::npos);
 }
