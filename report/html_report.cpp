@@ -229,7 +229,6 @@ std::string memory_chart(const ProcessReport& p) {
 }
 
 std::string process_section(const ProcessReport& p, const Report& report) {
-  const ProcessTrace& t = *p.trace;
   std::string out = "<section class=\"process\"><h2>" + html_escape(p.label()) + "</h2>" + header(p);
   if (!p.span.any) return out + "<p>Every call was dropped: nothing more to show.</p></section>";
   bool charts = false;

@@ -277,7 +277,6 @@ void render_all_fixed(const ProcessReport& p, std::ostream& out) {
 // The paragraph over the findings: the phases and their steps (or the
 // steps of the one repeating pattern), and the host time blocked per step.
 void render_steps(const ProcessReport& p, std::ostream& out) {
-  const ProcessTrace& trace = *p.trace;
   const Analysis& analysis = p.analysis;
   const std::string blocked = format_duration(static_cast<uint64_t>(analysis.blocked_ns_per_step));
   bool phases = false;
