@@ -18,7 +18,7 @@
 #include "policy/saving_gate.h"
 #include "policy/suppressions.h"
 #include "trace/code_ownership.h"
-#include "report/known_sites.h"
+#include "sites/known_sites.h"
 #include "report/recording_problem.h"
 #include "sites/site_frames.h"
 #include "sites/sync_operation.h"

@@ -50,7 +50,7 @@ operation, per step, phase) and writes OUT/NAME.json (the report), OUT/NAME.log
 (syncscope's stderr and the program's output), OUT/summary.txt and
 OUT/summary.json.
 
-Before the recordings it checks report/known_sites.json against the packages
+Before the recordings it checks sites/known_sites.json against the packages
 installed here: each entry's file exists under the package, its function
 (a qualified name as Python's co_qualname: `Trainer._run_epoch`,
 `outer.<locals>.inner`) is defined there, and its source text is on a line of
@@ -85,7 +85,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROGRAMS = os.path.join(ROOT, "examples", "pytorch", "libraries")
-KNOWN_SITES = os.path.join(ROOT, "report", "known_sites.json")
+KNOWN_SITES = os.path.join(ROOT, "sites", "known_sites.json")
 DEFAULT_STEPS = 200
 TOLERANCE = 0.10
 GATE_EXIT = 3
@@ -565,7 +565,7 @@ def main():
     parser.add_argument("--allow-fallback", action="store_true",
                         help="accept findings without sync_frame/operation (frames derived from site.python)")
     parser.add_argument("--known-sites-only", action="store_true",
-                        help="only check report/known_sites.json against the installed packages")
+                        help="only check sites/known_sites.json against the installed packages")
     args = parser.parse_intermixed_args()
     bundle, out_dir = os.path.abspath(args.bundle), os.path.abspath(args.out_dir)
     os.makedirs(out_dir, exist_ok=True)
@@ -611,7 +611,7 @@ def main():
         text.extend("  FAIL " + note.replace("\n", "\n       ") for note in r["failures"])
     failed = sum(not r["ok"] for r in results)
     if known_failures:
-        text.append(f"report/known_sites.json: {known_failures} entries do not match the installed packages "
+        text.append(f"sites/known_sites.json: {known_failures} entries do not match the installed packages "
                     "(OUT/known_sites.txt)")
     text.append(f"{len(results) - failed} passed, {failed} failed, {time.time() - t_all:.0f}s"
                 + (" (--allow-fallback: sync_frame/operation not required)" if args.allow_fallback else ""))

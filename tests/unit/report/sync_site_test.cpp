@@ -5,7 +5,7 @@
 
 #include "detectors/finding_merge.h"
 #include "trace/code_ownership.h"
-#include "report/known_sites.h"
+#include "sites/known_sites.h"
 #include "sites/site_frames.h"
 #include "report/site_text.h"
 #include "sites/sync_operation.h"

@@ -1,7 +1,7 @@
 // Known sync sites in the libraries people train with (Transformers,
 // Accelerate, Lightning, torch.utils.data, torchvision, torch itself), each
 // with the setting or API that removes the sync. The table is data:
-// report/known_sites.json, compiled in (report/CMakeLists.txt), one entry
+// sites/known_sites.json, compiled in (sites/CMakeLists.txt), one entry
 // per site with the library versions it was checked against. A finding
 // whose frames match an entry gets the entry's fix as its hint; one with no
 // entry keeps its operation's hint (sites/sync_operation.h).
@@ -33,7 +33,7 @@ struct KnownSite {
 const std::vector<KnownSite>& known_sites();
 const std::string& known_sites_error();
 
-// Parses a table in the JSON form of report/known_sites.json; false and
+// Parses a table in the JSON form of sites/known_sites.json; false and
 // `error` set when malformed.
 bool parse_known_sites(const std::string& json, std::vector<KnownSite>* out, std::string* error);
 
