@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "detectors/finding_rank.h"
+#include "sites/known_sites.h"
 #include "sites/site_frames.h"
 #include "sites/sync_operation.h"
 #include "whatif/finding_predictions.h"
@@ -12,20 +13,29 @@ namespace syncscope {
 namespace {
 
 // Each steady finding's operation (.item(), if t:, x[mask], print(t), a
-// list as an index), from its symbolised site as the report reads it: the
-// operation picks the fix the prediction assumes (whatif/finding_fixes.h).
-// Default-stream and allocator findings stay kUnknown (their cause alone
-// picks it), and nothing is symbolised where no finding needs it.
-std::vector<Operation> finding_operations(const ProcessTrace& trace, const Analysis& analysis,
-                                            const CodeOwnershipOptions& code) {
-  std::vector<Operation> out(analysis.findings.size(), Operation::kUnknown);
+// list as an index) and known library site, from its symbolised site as
+// the report reads it: the operation picks the fix the prediction assumes,
+// unless the known site's setting makes another (whatif/finding_fixes.h).
+// Default-stream and allocator findings stay kUnknown without a known site
+// (their cause alone picks it), and nothing is symbolised where no finding
+// needs it.
+struct FindingSites {
+  std::vector<Operation> operations;
+  std::vector<const KnownSite*> known;
+};
+
+FindingSites finding_sites(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code) {
+  FindingSites out{std::vector<Operation>(analysis.findings.size(), Operation::kUnknown),
+                   std::vector<const KnownSite*>(analysis.findings.size(), nullptr)};
   std::unique_ptr<Symbolizer> symbolizer;
   for (size_t i = 0; i < analysis.findings.size(); ++i) {
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     if (f.category != Category::kHiddenSync && f.category != Category::kPageableCopy) continue;
     if (!symbolizer) symbolizer = std::make_unique<Symbolizer>(trace);
-    out[i] = classify_operation(f, finding_site_frames(trace, f, *symbolizer, code));
+    const SiteFrames site = finding_site_frames(trace, f, *symbolizer, code);
+    out.operations[i] = classify_operation(f, site);
+    out.known[i] = match_known_site(known_sites(), site, out.operations[i], f.category);
   }
   return out;
 }
@@ -33,8 +43,9 @@ std::vector<Operation> finding_operations(const ProcessTrace& trace, const Analy
 }  // namespace
 
 void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOwnershipOptions& code) {
+  const FindingSites sites = finding_sites(trace, *analysis, code);
   const whatif::Predictions predictions =
-      whatif::predict_findings(trace, *analysis, code, finding_operations(trace, *analysis, code));
+      whatif::predict_findings(trace, *analysis, code, sites.operations, sites.known);
   for (size_t i = 0; i < analysis->findings.size(); ++i) {
     if (!predictions.findings[i]) continue;
     const whatif::Prediction& p = predictions.findings[i]->prediction;

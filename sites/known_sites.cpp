@@ -78,6 +78,7 @@ bool parse_known_sites(const std::string& json, std::vector<KnownSite>* out, std
     if (why.empty()) site.file = text_field(entry, "file", true, &why);
     if (why.empty()) site.function = text_field(entry, "function", false, &why);
     if (why.empty()) site.source = text_field(entry, "source", false, &why);
+    if (why.empty()) site.replay = text_field(entry, "replay", false, &why);
     if (why.empty()) site.fix = text_field(entry, "fix", true, &why);
     if (why.empty()) {
       auto ops = entry.find("operations");

@@ -24,6 +24,12 @@ struct KnownSite {
   std::string source;    // a part of the line's text; "" matches any (also when the text is unreadable)
   std::vector<std::string> operations;  // operation names it makes; empty matches any
   std::string fix;                      // what to do, naming the setting
+  // The fix the setting makes, as the prediction replays it (a name of
+  // whatif::fix_name: "drop-statement" where the setting removes the whole
+  // check, "drop-read-back" where the statement stays); "": the
+  // operation's fix (whatif/finding_fixes.h), where the hint's setting does
+  // what it does (log every N steps).
+  std::string replay;
   std::vector<std::pair<std::string, std::string>> checked;  // package -> version checked against
 };
 

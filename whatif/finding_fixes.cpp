@@ -2,7 +2,10 @@
 
 namespace syncscope::whatif {
 
-std::optional<Fix> fix_for(const Finding& finding, Operation operation) {
+std::optional<Fix> fix_for(const Finding& finding, Operation operation, const KnownSite* known_site) {
+  if (known_site != nullptr && !known_site->replay.empty()) {
+    if (std::optional<Fix> fix = fix_from_name(known_site->replay)) return fix;
+  }
   // A slice instead of a Python list as an index: the list's tensor, its
   // pageable copy and the wait all go, whichever finding names them.
   if (operation == Operation::kListIndex) return Fix::kDropStatement;

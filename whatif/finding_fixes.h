@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "detectors/finding.h"
+#include "sites/known_sites.h"
 #include "sites/sync_operation.h"
 #include "whatif/what_if.h"
 
@@ -17,7 +18,10 @@ namespace syncscope::whatif {
 // stays, its read-back goes: copy, wait and the work between), a mask's
 // selection takes a fixed shape (the same, a floor), a Python list as an
 // index becomes a slice (the statement's work goes). kUnknown: by cause
-// alone.
-std::optional<Fix> fix_for(const Finding& finding, Operation operation = Operation::kUnknown);
+// alone. A known library site whose entry names a replay (the fix its
+// hint's setting makes: Trainer's nan/inf filter turned off removes the
+// whole check) takes that fix instead.
+std::optional<Fix> fix_for(const Finding& finding, Operation operation = Operation::kUnknown,
+                           const KnownSite* known_site = nullptr);
 
 }  // namespace syncscope::whatif

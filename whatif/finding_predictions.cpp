@@ -84,7 +84,8 @@ const StatementSpan* add_statement(Statements& statements, const TraceProgram& p
 }  // namespace
 
 Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code,
-                             const std::vector<Operation>& operations) {
+                             const std::vector<Operation>& operations,
+                             const std::vector<const KnownSite*>& known_sites) {
   Predictions out;
   out.findings.resize(analysis.findings.size());
   const std::map<int, Steps> phases = steps_by_phase(analysis);
@@ -105,7 +106,8 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     auto steps = phases.find(f.phase_index);
-    std::optional<Fix> fix = fix_for(f, i < operations.size() ? operations[i] : Operation::kUnknown);
+    std::optional<Fix> fix = fix_for(f, i < operations.size() ? operations[i] : Operation::kUnknown,
+                                     i < known_sites.size() ? known_sites[i] : nullptr);
     if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
     const auto& [program, base] = program_of(f.phase_index, steps->second);
     const uint32_t site = static_cast<uint32_t>(i + 1);

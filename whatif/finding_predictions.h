@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "detectors/analysis.h"
+#include "sites/known_sites.h"
 #include "sites/sync_operation.h"
 #include "trace/code_ownership.h"
 #include "trace/reader.h"
@@ -49,7 +50,10 @@ struct Predictions {
 // (statement_span.h) as the report names its line.
 // operations: each finding's operation, by index (sites/sync_operation.h),
 // which picks its fix (finding_fixes.h); missing ones are kUnknown.
+// known_sites: each finding's known library site, by index, or nullptr
+// (missing ones too): an entry's replay overrides the operation's fix.
 Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis, const CodeOwnershipOptions& code = {},
-                             const std::vector<Operation>& operations = {});
+                             const std::vector<Operation>& operations = {},
+                             const std::vector<const KnownSite*>& known_sites = {});
 
 }  // namespace syncscope::whatif

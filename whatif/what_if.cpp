@@ -42,8 +42,18 @@ const char* fix_name(Fix fix) {
       return "compute-on-gpu";
     case Fix::kFixedShape:
       return "fixed-shape";
+    case Fix::kDropReadBack:
+      return "drop-read-back";
   }
   return "?";
+}
+
+std::optional<Fix> fix_from_name(std::string_view name) {
+  for (int i = 0; i <= static_cast<int>(Fix::kDropReadBack); ++i) {
+    const Fix fix = static_cast<Fix>(i);
+    if (name == fix_name(fix)) return fix;
+  }
+  return std::nullopt;
 }
 
 StatementPart statement_part(Fix fix) {
@@ -53,11 +63,11 @@ StatementPart statement_part(Fix fix) {
 }
 
 bool removes_work_between_its_calls(Fix fix) {
-  return statement_part(fix) != StatementPart::kNone || fix == Fix::kComputeOnGpu;
+  return statement_part(fix) != StatementPart::kNone || fix == Fix::kComputeOnGpu || fix == Fix::kDropReadBack;
 }
 
 bool saving_is_a_floor(Fix fix) {
-  return fix == Fix::kDropCall || statement_part(fix) != StatementPart::kNone;
+  return fix == Fix::kDropCall || fix == Fix::kDropReadBack || statement_part(fix) != StatementPart::kNone;
 }
 
 bool saving_is_a_ceiling(Fix fix) { return fix == Fix::kSideStream; }
@@ -145,6 +155,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         break;
       case Fix::kDropCall:
       case Fix::kComputeOnGpu:  // the read-back's copy and waits; the work between them went above
+      case Fix::kDropReadBack:
         carried = op.host_before_ns;
         continue;
       case Fix::kSideStream: {

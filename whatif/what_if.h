@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,11 +63,21 @@ enum class Fix : uint8_t {
   // own dispatch. A floor: the gather's backward (index_put_, on autograd's
   // thread) goes too.
   kFixedShape,
+  // A library's setting removes its check (a known site's "replay",
+  // sites/known_sites.json: GradScaler's found_inf under bf16): the
+  // read-back goes, its copy and its waits with the host's work between
+  // them, as compute-on-gpu, and nothing replaces it. A floor: the setting
+  // may also remove work that served the check outside the read-back's
+  // calls (the scaler's unscale and scale-update kernels).
+  kDropReadBack,
 };
 
 // "read-later", "drop-sync", "pinned-async", "side-stream", "drop-call", "every-n-steps", "drop-statement",
-// "compute-on-gpu", "fixed-shape"
+// "compute-on-gpu", "fixed-shape", "drop-read-back"
 const char* fix_name(Fix fix);
+
+// The fix of that name; nullopt for none (a known site's "replay" field).
+std::optional<Fix> fix_from_name(std::string_view name);
 
 // How much of the finding's statement (statement_span.h) a fix takes out of
 // the step, so that the replay needs its span: all of it (every-n-steps,
@@ -76,7 +88,7 @@ StatementPart statement_part(Fix fix);
 
 // Whether the fix takes the host's work between its site's consecutive
 // calls with them (a read-back's copy and its wait): the statement-removing
-// fixes, compute-on-gpu and fixed-shape.
+// fixes, compute-on-gpu, fixed-shape and drop-read-back.
 bool removes_work_between_its_calls(Fix fix);
 
 // Whether what the replay says `fix` saves is a floor, because the fix also
@@ -99,6 +111,8 @@ bool removes_work_between_its_calls(Fix fix);
 //   every execution of the statement (Python 3.12+, statement_span.h) the
 //   work is seen, and the prediction is no floor
 //   (finding_predictions.h's FindingPrediction::floor).
+// - drop-read-back: the library setting that removes a check may remove
+//   work besides the read-back (GradScaler's kernels under bf16).
 bool saving_is_a_floor(Fix fix);
 
 // Whether what the replay says `fix` saves is a ceiling, because the fix

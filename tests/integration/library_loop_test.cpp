@@ -3,6 +3,8 @@
 // script: each finding is headed by the library's line that syncs, names
 // the user's line that reached it, and two library lines reached from one
 // user line stay two findings. --user-code and --library-code move the line.
+// A known library site (a stand-in of transformers' Trainer) gets its
+// entry's hint, and its prediction replays the fix the hint's setting makes.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -22,14 +24,14 @@ struct Recorded {
   nlohmann::json report;
 };
 
-Recorded record(const std::string& name, const std::vector<std::string>& options) {
+Recorded record(const std::string& name, const std::vector<std::string>& options, const std::string& script = kScript) {
   std::string dir = fresh_dir("library-loop-" + name);
   std::string json_path = dir + "/findings.json";
   std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path,
                                    "--format", "text"};
   argv.insert(argv.end(), options.begin(), options.end());
   for (const char* arg : {"--", "/usr/bin/env", "python3"}) argv.push_back(arg);
-  argv.push_back(kScript);
+  argv.push_back(script);
   argv.push_back("60");
   Recorded out;
   out.result = run(argv, fake_runtime_env());
@@ -108,6 +110,29 @@ TEST(LibraryLoop, LibraryCodeOptionNamesALibraryOutsideSitePackages) {
   ASSERT_NE(check, nullptr) << r.report.dump(1);
   EXPECT_EQ((*check)["sync_frame"]["library"], "python");
   EXPECT_TRUE((*check)["user_frame"].is_null()) << check->dump(1);
+}
+
+// transformers' nan/inf check is removed whole by its setting
+// (logging_nan_inf_filter=False): the prediction drops its statement, the
+// kernels between its two read-backs with them, where the operation's fix
+// (every-n-steps for a read-back of unknown operation on the fake runtime)
+// would read it every N steps. The log's .item() keeps the operation's fix:
+// its setting (logging_steps) does log less often.
+TEST(LibraryLoop, AKnownSitesSettingPicksTheFixItsPredictionReplays) {
+  const std::string script = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/train_with_transformers.py";
+  Recorded r = record("known-site", {}, script);
+  ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
+  auto syncs = steady_syncs(r.report);
+  const nlohmann::json* check = at_line(syncs, 34);
+  const nlohmann::json* log = at_line(syncs, 42);
+  ASSERT_NE(check, nullptr) << r.report.dump(1);
+  ASSERT_NE(log, nullptr) << r.report.dump(1);
+  EXPECT_EQ((*check)["known_site"]["id"], "hf-trainer-nan-inf-filter");
+  EXPECT_EQ((*check)["predicted_fix"], "drop-statement");
+  EXPECT_EQ((*check)["user_frame"]["line"], 16);
+  EXPECT_EQ((*log)["known_site"]["id"], "hf-trainer-log-item");
+  EXPECT_EQ((*log)["predicted_fix"], "every-n-steps");
+  EXPECT_NE(r.result.out.find("fixing it (drop-statement) saves"), std::string::npos) << r.result.out;
 }
 
 }  // namespace

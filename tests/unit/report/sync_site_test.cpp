@@ -274,6 +274,23 @@ TEST(KnownSites, MalformedTablesAreRefusedWithTheReason) {
   EXPECT_NE(error.find("checked"), std::string::npos) << error;
 }
 
+TEST(KnownSites, AnEntryMayNameTheFixItsSettingMakes) {
+  std::vector<KnownSite> table;
+  std::string error;
+  ASSERT_TRUE(parse_known_sites(R"([
+    {"id": "a", "library": "l", "file": "l/a.py", "fix": "turn it off", "replay": "drop-statement", "checked": {"l": "1"}},
+    {"id": "b", "library": "l", "file": "l/b.py", "fix": "log less", "checked": {"l": "1"}}])",
+                                &table, &error))
+      << error;
+  ASSERT_EQ(table.size(), 2u);
+  EXPECT_EQ(table[0].replay, "drop-statement");
+  EXPECT_EQ(table[1].replay, "") << "none: the operation's fix";
+  EXPECT_FALSE(parse_known_sites(R"([{"id": "c", "library": "l", "file": "l/c.py", "fix": "x", "replay": 3,
+                                      "checked": {"l": "1"}}])",
+                                 &table, &error));
+  EXPECT_NE(error.find("replay"), std::string::npos) << error;
+}
+
 TEST(KnownSites, MatchedFromTheInnermostFrameToTheSyncFrame) {
   std::vector<KnownSite> table;
   std::string error;

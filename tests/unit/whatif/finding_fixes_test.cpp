@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sites/known_sites.h"
+
 namespace syncscope::whatif {
 namespace {
 
@@ -47,6 +49,55 @@ TEST(FindingFixes, AReadBacksOperationPicksItsFix) {
   EXPECT_EQ(fix_for(with(Category::kHiddenSync, Cause::kExplicit), Operation::kBool), Fix::kDropSync);
 }
 
+// A known library site's entry may name the fix its hint's setting makes
+// (sites/known_sites.json's "replay"): Trainer's nan/inf check turned off
+// goes whole (drop-statement), where `if t:` alone would be decided on the
+// GPU; GradScaler's found_inf under bf16 is no longer read back
+// (drop-read-back), where `.item()` alone would be read every N steps. An
+// entry without one, or naming no fix, keeps the operation's fix.
+TEST(FindingFixes, AKnownSitesSettingPicksTheFix) {
+  const Finding read_back = with(Category::kHiddenSync, Cause::kReadBack);
+  KnownSite site;
+  site.replay = "drop-statement";
+  EXPECT_EQ(fix_for(read_back, Operation::kBool, &site), Fix::kDropStatement);
+  site.replay = "drop-read-back";
+  EXPECT_EQ(fix_for(read_back, Operation::kItem, &site), Fix::kDropReadBack);
+  site.replay = "";
+  EXPECT_EQ(fix_for(read_back, Operation::kBool, &site), Fix::kComputeOnGpu);
+  site.replay = "no-such-fix";
+  EXPECT_EQ(fix_for(read_back, Operation::kItem, &site), Fix::kEveryNSteps);
+  EXPECT_EQ(fix_for(read_back, Operation::kItem, nullptr), Fix::kEveryNSteps);
+  // drop-read-back: the read-back and the work between its calls, no more
+  // of the statement; a floor, since the setting may remove more.
+  EXPECT_STREQ(fix_name(Fix::kDropReadBack), "drop-read-back");
+  EXPECT_EQ(statement_part(Fix::kDropReadBack), StatementPart::kNone);
+  EXPECT_TRUE(removes_work_between_its_calls(Fix::kDropReadBack));
+  EXPECT_TRUE(saving_is_a_floor(Fix::kDropReadBack));
+  EXPECT_FALSE(saving_is_a_ceiling(Fix::kDropReadBack));
+}
+
+TEST(FindingFixes, EveryFixIsFoundByItsName) {
+  for (int i = 0; i <= static_cast<int>(Fix::kDropReadBack); ++i) {
+    const Fix fix = static_cast<Fix>(i);
+    EXPECT_EQ(fix_from_name(fix_name(fix)), fix) << fix_name(fix);
+  }
+  EXPECT_EQ(fix_from_name(""), std::nullopt);
+  EXPECT_EQ(fix_from_name("?"), std::nullopt);
+}
+
+// The shipped table's replays name fixes: a misspelt one would silently
+// fall back to the operation's fix.
+TEST(FindingFixes, TheShippedKnownSitesReplayFixesThatExist) {
+  ASSERT_EQ(known_sites_error(), "");
+  size_t with_replay = 0;
+  for (const KnownSite& site : known_sites()) {
+    if (site.replay.empty()) continue;
+    ++with_replay;
+    EXPECT_TRUE(fix_from_name(site.replay).has_value()) << site.id << ": " << site.replay;
+  }
+  EXPECT_GT(with_replay, 0u);
+}
+
 // x[:, [-1]] makes two findings (the pageable copy of the list's tensor and
 // its wait): both are fixed by a slice, which takes the statement's work
 // with it. On an H200 list_index.py's twin saved 7.7% and 9.9% of a step
@@ -76,7 +127,7 @@ TEST(FindingFixes, FixesThatRemoveUnseenHostWorkSaveAtLeastTheirPrediction) {
 TEST(FindingFixes, FixesThatAddUnseenHostWorkSaveAtMostTheirPrediction) {
   EXPECT_TRUE(saving_is_a_ceiling(Fix::kSideStream));
   for (Fix fix : {Fix::kReadLater, Fix::kDropSync, Fix::kPinnedAsync, Fix::kDropCall, Fix::kEveryNSteps,
-                  Fix::kDropStatement, Fix::kComputeOnGpu, Fix::kFixedShape}) {
+                  Fix::kDropStatement, Fix::kComputeOnGpu, Fix::kFixedShape, Fix::kDropReadBack}) {
     EXPECT_FALSE(saving_is_a_ceiling(fix)) << fix_name(fix);
     EXPECT_FALSE(saving_is_a_ceiling(fix) && saving_is_a_floor(fix)) << "never both: " << fix_name(fix);
   }

@@ -269,6 +269,10 @@ TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
   EXPECT_EQ(replay(fixed_shape).host_end_ns[0], replay(on_gpu).host_end_ns[0])
       << "marked with its calls alone (no line events), fixed-shape takes what compute-on-gpu takes; its 4-byte "
          "copy stays queued, at no host time";
+  const Program dropped = apply_fixes(p, {{4, Fix::kDropReadBack}}, &marks);
+  EXPECT_EQ(replay(dropped).host_end_ns[0], replay(on_gpu).host_end_ns[0])
+      << "a known site's setting that removes its read-back takes what compute-on-gpu takes";
+  EXPECT_EQ(dropped.ops.size(), on_gpu.ops.size());
 }
 
 TEST(WhatIf, DropCallRemovesTheCallAndItsHostTime) {
