@@ -408,6 +408,12 @@ def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_
     row["broken_step_us"], row["fixed_step_us"] = broken_step, statistics.median(f for _, f in per_process)
     row["measured_saving_us"] = statistics.median(savings)
     row["paired"] = paired_saving(row["runs_us"])
+    if not row["paired"] and "block_differences" in row["runs_us"]:
+        # Lockstep, but too few blocks in a process (steps / B) for its median block difference: the
+        # processes' whole-run savings stand in, and the row says so rather than print no interval unexplained.
+        row["notes"].append(
+            "under 3 block differences in most processes (raise --steps or lower --interleave-steps): "
+            "judged on each process's whole-run saving, without the interval over processes")
     if row["paired"] and row["paired"].get("blocks"):  # lockstep blocks: the median over every process's blocks
         row["measured_saving_us"] = row["paired"]["mean_us"]
         row["fixed_step_us"] = broken_step - row["measured_saving_us"]
@@ -485,6 +491,8 @@ def line(row):
         text += "\n    per process: " + ", ".join(f"{(pb - pf) / pb:+.1%}" for pb, pf in row["per_process_us"])
     if row.get("twin_difference"):
         text += "\n    " + twin_difference.text(row["twin_difference"])
+    if row["notes"]:
+        text += "\n    note: " + "; ".join(row["notes"])
     return text
 
 

@@ -77,6 +77,8 @@ def main():
         # The process is the unit: three processes whose blocks say 10, 20 and 30 µs give 20 µs ± t(2) * 10 / √3.
         paired = check_whatif.paired_saving({"block_differences": [[v - 1, v, v + 1] for v in (10, 20, 30)]})
         assert paired["rounds"] == 3 and abs(paired["ci_us"][1] - 20 - 4.30 * 10 / 3 ** 0.5) < 1e-9, paired
+        # Under 3 block differences a process gives no median block: no interval (check_pair notes why).
+        assert check_whatif.paired_saving({"block_differences": [[10, 20]] * 4}) is None
 
         # With the fixed twin first (every other process), the differences are still broken - fixed.
         check_whatif.INTERLEAVE_STEPS = 10
