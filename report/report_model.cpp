@@ -144,17 +144,6 @@ bool is_minor(const ReportedFinding& r, const std::vector<CategoryVerdict>& verd
   return true;
 }
 
-RecorderCost recorder_cost_of(const ProcessTrace& trace) {
-  RecorderCost cost;
-  const std::string capture = trace.info(info_key::kRecorderCaptureNs);
-  if (capture.empty()) return cost;
-  cost.known = true;
-  cost.capture_ns = std::strtoull(capture.c_str(), nullptr, 10);
-  cost.captures = std::strtoull(trace.info(info_key::kRecorderCaptures).c_str(), nullptr, 10);
-  cost.collector_cpu_ns = std::strtoull(trace.info(info_key::kRecorderCollectorCpuNs).c_str(), nullptr, 10);
-  return cost;
-}
-
 ProcessReport report_process(const AnalysedTrace& analysed, const ReportOptions& options) {
   const ProcessTrace& trace = analysed.trace;
   ProcessReport p;

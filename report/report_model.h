@@ -16,6 +16,7 @@
 #include "policy/baseline.h"
 #include "policy/gate.h"
 #include "policy/saving_gate.h"
+#include "trace/recorder_cost.h"
 #include "policy/suppressions.h"
 #include "trace/code_ownership.h"
 #include "sites/known_sites.h"
@@ -63,13 +64,6 @@ struct ReportedFinding {
 
 // What recording cost the program beyond the hooks' fixed path (trace
 // process info recorder.*; absent in traces of older recorders).
-struct RecorderCost {
-  bool known = false;
-  uint64_t capture_ns = 0;  // the program's threads, capturing stacks and Python frames
-  uint64_t captures = 0;
-  uint64_t collector_cpu_ns = 0;  // the recorder's own thread
-};
-
 struct ProcessReport {
   const ProcessTrace* trace = nullptr;
   std::shared_ptr<Symbolizer> symbolizer;  // shared so a ProcessReport can be copied

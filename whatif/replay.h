@@ -65,6 +65,12 @@ struct Op {
   // recorded_step_ends(), so that a recorded step ends, as a replayed one
   // does, when its GPU work is done too (prediction.h).
   uint64_t recorded_gpu_end_ns = 0;
+  // Of host_before_ns, the recorder's own work before the call: capturing
+  // its stack (a sync, a copy, an allocation), the process's mean capture
+  // (trace_program.h). Replayed as recorded, but no fix removes it: it is
+  // not the program's work, and counting it would predict the recorder's
+  // cost as the fix's saving.
+  uint64_t recorder_ns = 0;
 };
 
 struct Program {

@@ -10,6 +10,7 @@
 #include "trace/api.h"
 #include "trace/event.h"
 #include "trace/gpu_record.h"
+#include "trace/recorder_cost.h"
 
 namespace syncscope::whatif {
 namespace {
@@ -180,6 +181,9 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
     if (op_of(e, &op) && feeds_gpu(op.kind)) feeding.insert(e.tid);
   }
 
+  // A call that captured its stack spent about this before it, the
+  // recorder's work rather than the program's (Op::recorder_ns).
+  const uint64_t capture_ns = mean_capture_ns(recorder_cost_of(trace));
   size_t step = 0;
   size_t queued_ops = 0, timed_ops = 0;
   uint64_t previous_end = begin;
@@ -193,6 +197,7 @@ TraceProgram program_from_trace(const ProcessTrace& trace, const std::vector<std
     op.step = static_cast<uint32_t>(step);
     // Calls of different threads may overlap: their own time is counted once.
     op.host_before_ns = e.start_ns > previous_end ? e.start_ns - previous_end : 0;
+    if (e.stack_id != 0) op.recorder_ns = std::min(op.host_before_ns, capture_ns);
     previous_end = std::max(previous_end, e.end_ns);
     auto found = gpu_ns.find(static_cast<int64_t>(i));
     auto done = gpu_end.find(static_cast<int64_t>(i));

@@ -106,6 +106,12 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];
     op.site = site_of_op[i];
+    // The recorder's stack capture before the call stays whatever the fix:
+    // carried to the next op kept, which may be this one.
+    const uint64_t recorder = std::min(op.recorder_ns, op.host_before_ns);
+    op.host_before_ns -= recorder;
+    op.recorder_ns = 0;
+    carried += recorder;
     // An every-n-steps statement's own host work goes with it: between its
     // calls, and with line events before its first and after its last (a
     // fixed-shape statement's, from its read-back on).

@@ -275,6 +275,34 @@ TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
   EXPECT_EQ(dropped.ops.size(), on_gpu.ops.size());
 }
 
+// The recorder captures a sync's or a copy's stack before the call, host
+// time a plain run does not spend (on an H200, 11 µs a capture under
+// Accelerate): the recording holds it, so the replay as recorded does, but
+// a fix that takes the work before a call with it must leave it, or the
+// recorder's cost is predicted as the fix's saving.
+TEST(WhatIf, NoFixRemovesTheRecordersStackCapture) {
+  Op copy = enqueue(kLegacyStream, 2 * kUs);
+  copy.kind = OpKind::kBlockingCopy;
+  copy.call_ns = 12 * kUs;
+  Program p = statement_program(enqueue(kLegacyStream, 10 * kUs), copy, stream_sync());
+  const OpMarks marks{{0, 0, 4, 4, 0}, {}};
+  const uint64_t unrecorded = replay(apply_fixes(p, {{4, Fix::kComputeOnGpu}}, &marks)).host_end_ns[0];
+  EXPECT_EQ(unrecorded, (100 + 7 + 9 + 11) * kUs) << "the work between copy and sync goes";
+  p.ops[2].recorder_ns = 5 * kUs;  // of the copy's 9 µs before it
+  p.ops[3].recorder_ns = 2 * kUs;  // all of the sync's 2 µs before it: its capture
+  for (Fix fix : {Fix::kComputeOnGpu, Fix::kDropReadBack, Fix::kEveryNSteps, Fix::kReadLater}) {
+    const Program fixed = apply_fixes(p, {{4, fix}}, &marks);
+    uint64_t host = 0;
+    for (const Op& op : fixed.ops) host += op.host_before_ns;
+    EXPECT_GE(host, (100 + 5 + 2) * kUs) << fix_name(fix) << ": both captures stay";
+    if (fix != Fix::kReadLater) {
+      EXPECT_EQ(replay(fixed).host_end_ns[0], unrecorded + 2 * kUs) << fix_name(fix) << ": the sync's capture stays";
+    }
+  }
+  EXPECT_EQ(replay(p).host_end_ns[0], replay(apply_fixes(p, {}, &marks)).host_end_ns[0])
+      << "as recorded, the captures are replayed";
+}
+
 TEST(WhatIf, DropCallRemovesTheCallAndItsHostTime) {
   Op malloc_call;
   malloc_call.kind = OpKind::kHostOnly;

@@ -132,6 +132,30 @@ TEST(TraceProgram, SitesMarkedOnAProgramBuiltWithout) {
   EXPECT_EQ(with_sites(bare, {{1, 1, kSyncStack}}).ops[4].site, 1u) << "else it joins its read-back's sync";
 }
 
+// A call that captured its stack spent the process's mean capture before
+// it (recorder.capture_ns / recorder.captures): Op::recorder_ns, which no
+// fix removes. Launches capture none; a trace without the keys (an older
+// recorder) has none known.
+TEST(TraceProgram, ACapturedCallCarriesTheRecordersMeanCapture) {
+  Recording r = item_loop(false);
+  const TraceProgram unknown = program_from_trace(r.trace, r.steps, {});
+  for (const Op& op : unknown.program.ops) EXPECT_EQ(op.recorder_ns, 0u);
+  r.trace.process_info = {{"recorder.capture_ns", "300000"}, {"recorder.captures", "100"}};
+  const TraceProgram p = program_from_trace(r.trace, r.steps, {});
+  size_t captured = 0;
+  for (size_t i = 0; i < p.program.ops.size(); ++i) {
+    const Event& e = r.trace.events[p.event_of_op[i]];
+    const Op& op = p.program.ops[i];
+    if (e.stack_id == 0) {
+      EXPECT_EQ(op.recorder_ns, 0u) << i;
+      continue;
+    }
+    ++captured;
+    EXPECT_EQ(op.recorder_ns, std::min<uint64_t>(3 * kUs, op.host_before_ns)) << i;
+  }
+  EXPECT_EQ(captured, 40u) << "each step's copy and sync";
+}
+
 TEST(TraceProgram, AReadBackPredictionFromTheRecording) {
   Recording r = item_loop(false);
   TraceProgram p = program_from_trace(r.trace, r.steps, {{1, 1, kSyncStack}});
