@@ -18,21 +18,26 @@ namespace {
 
 const std::string kScript = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/train_with_library.py";
 const std::string kLibrary = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/site-packages/fakelib/trainer.py";
+constexpr int kUserLine = 17;  // train_with_library.py's call into the library
 
 struct Recorded {
   RunResult result;
   nlohmann::json report;
 };
 
-Recorded record(const std::string& name, const std::vector<std::string>& options, const std::string& script = kScript) {
+// `library`: the module whose Trainer the script runs (fakelib, or the
+// stand-in of transformers).
+Recorded record(const std::string& name, const std::vector<std::string>& options,
+                const std::string& library = "fakelib") {
   std::string dir = fresh_dir("library-loop-" + name);
   std::string json_path = dir + "/findings.json";
   std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path,
                                    "--format", "text"};
   argv.insert(argv.end(), options.begin(), options.end());
   for (const char* arg : {"--", "/usr/bin/env", "python3"}) argv.push_back(arg);
-  argv.push_back(script);
+  argv.push_back(kScript);
   argv.push_back("60");
+  argv.push_back(library);
   Recorded out;
   out.result = run(argv, fake_runtime_env());
   std::ifstream in(json_path);
@@ -69,7 +74,7 @@ TEST(LibraryLoop, FindingsNameTheLibraryLineAndTheUserLineThatReachedIt) {
     EXPECT_EQ((*f)["sync_frame"]["file"], kLibrary);
     EXPECT_EQ((*f)["sync_frame"]["library"], "fakelib");
     EXPECT_EQ((*f)["user_frame"]["file"], kScript);
-    EXPECT_EQ((*f)["user_frame"]["line"], 15);
+    EXPECT_EQ((*f)["user_frame"]["line"], kUserLine);
     EXPECT_EQ((*f)["user_frame"]["function"], "main");
     EXPECT_NE((*f)["fingerprint"], nullptr);
   }
@@ -83,7 +88,7 @@ TEST(LibraryLoop, FindingsNameTheLibraryLineAndTheUserLineThatReachedIt) {
   // On the screen: the headline is the library's line, the user's line follows.
   EXPECT_NE(r.result.out.find("fakelib/trainer.py:22"), std::string::npos) << r.result.out;
   EXPECT_NE(r.result.out.find("[fakelib]"), std::string::npos) << r.result.out;
-  EXPECT_NE(r.result.out.find("reached from " + kScript + ":15"), std::string::npos) << r.result.out;
+  EXPECT_NE(r.result.out.find("reached from " + kScript + ":" + std::to_string(kUserLine)), std::string::npos) << r.result.out;
   EXPECT_NE(r.result.out.find("1 call every 5 steps"), std::string::npos) << r.result.out;
 }
 
@@ -119,8 +124,7 @@ TEST(LibraryLoop, LibraryCodeOptionNamesALibraryOutsideSitePackages) {
 // would read it every N steps. The log's .item() keeps the operation's fix:
 // its setting (logging_steps) does log less often.
 TEST(LibraryLoop, AKnownSitesSettingPicksTheFixItsPredictionReplays) {
-  const std::string script = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/train_with_transformers.py";
-  Recorded r = record("known-site", {}, script);
+  Recorded r = record("known-site", {}, "transformers");
   ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
   auto syncs = steady_syncs(r.report);
   const nlohmann::json* check = at_line(syncs, 34);
@@ -129,7 +133,7 @@ TEST(LibraryLoop, AKnownSitesSettingPicksTheFixItsPredictionReplays) {
   ASSERT_NE(log, nullptr) << r.report.dump(1);
   EXPECT_EQ((*check)["known_site"]["id"], "hf-trainer-nan-inf-filter");
   EXPECT_EQ((*check)["predicted_fix"], "drop-statement");
-  EXPECT_EQ((*check)["user_frame"]["line"], 16);
+  EXPECT_EQ((*check)["user_frame"]["line"], kUserLine);
   EXPECT_EQ((*log)["known_site"]["id"], "hf-trainer-log-item");
   EXPECT_EQ((*log)["predicted_fix"], "every-n-steps");
   EXPECT_NE(r.result.out.find("fixing it (drop-statement) saves"), std::string::npos) << r.result.out;

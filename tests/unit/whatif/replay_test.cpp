@@ -246,15 +246,21 @@ namespace syncscope::whatif {
 namespace {
 
 // `if loss > x:`'s shape: the comparison's launch, then the read-back's
-// copy and its wait (site 4, the finding's). Deciding on the GPU keeps the
-// launch and the statement's work before it; the copy, its wait and the
-// host work between them go. Read-later keeps the copy's call.
-TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
+// copy and its wait (site 4, the finding's, marked by kReadBackMarks).
+Program bool_read_back_program() {
   Op copy = enqueue(kLegacyStream, 2 * kUs);
   copy.kind = OpKind::kBlockingCopy;
   copy.call_ns = 12 * kUs;
-  Program p = statement_program(enqueue(kLegacyStream, 10 * kUs), copy, stream_sync());
-  const OpMarks marks{{0, 0, 4, 4, 0}, {}};
+  return statement_program(enqueue(kLegacyStream, 10 * kUs), copy, stream_sync());
+}
+const OpMarks kReadBackMarks{{0, 0, 4, 4, 0}, {}};
+
+// Deciding on the GPU keeps the launch and the statement's work before it;
+// the copy, its wait and the host work between them go. Read-later keeps
+// the copy's call.
+TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
+  const Program p = bool_read_back_program();
+  const OpMarks& marks = kReadBackMarks;
   const Program on_gpu = apply_fixes(p, {{4, Fix::kComputeOnGpu}}, &marks);
   ASSERT_EQ(on_gpu.ops.size(), 3u) << "the copy and the sync go";
   EXPECT_EQ(on_gpu.ops[1].host_before_ns, 7 * kUs) << "the statement's work before its launch stays";
@@ -281,11 +287,8 @@ TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
 // a fix that takes the work before a call with it must leave it, or the
 // recorder's cost is predicted as the fix's saving.
 TEST(WhatIf, NoFixRemovesTheRecordersStackCapture) {
-  Op copy = enqueue(kLegacyStream, 2 * kUs);
-  copy.kind = OpKind::kBlockingCopy;
-  copy.call_ns = 12 * kUs;
-  Program p = statement_program(enqueue(kLegacyStream, 10 * kUs), copy, stream_sync());
-  const OpMarks marks{{0, 0, 4, 4, 0}, {}};
+  Program p = bool_read_back_program();
+  const OpMarks& marks = kReadBackMarks;
   const uint64_t unrecorded = replay(apply_fixes(p, {{4, Fix::kComputeOnGpu}}, &marks)).host_end_ns[0];
   EXPECT_EQ(unrecorded, (100 + 7 + 9 + 11) * kUs) << "the work between copy and sync goes";
   p.ops[2].recorder_ns = 5 * kUs;  // of the copy's 9 µs before it
