@@ -190,7 +190,9 @@ void wait_for_end(std::vector<Target>& targets, const std::optional<long long>& 
 
 void stop(Target& t) {
   if (!t.recording || t.exited) return;
-  auto reply = t.connection.request(control::Request{control::Command::kStop, {}}, 15000);
+  control::Request stop_request;
+  stop_request.command = control::Command::kStop;
+  auto reply = t.connection.request(stop_request, 15000);
   if (!reply.ok()) {
     spdlog::warn("process {}: {}", describe(t.facts), std::string(reply.status().message()));
     return;

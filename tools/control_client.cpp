@@ -116,7 +116,8 @@ absl::StatusOr<control::HelloReply> ControlConnection::hello(int timeout_ms) {
       "the recorder in process " + std::to_string(pid_) + " speaks another version of the control protocol than " +
       "this syncscope (version " + std::to_string(control::kProtocolVersion) +
       "): attach with the syncscope that started it, or restart the process under this one";
-  auto reply = request(control::Request{control::Command::kHello, {}}, timeout_ms);
+  control::Request hello_request;  // kHello, the default
+  auto reply = request(hello_request, timeout_ms);
   // A recorder older than the versioned protocol answers hello in a line
   // that does not parse.
   if (absl::IsInternal(reply.status())) return absl::FailedPreconditionError(other_version);

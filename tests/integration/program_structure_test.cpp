@@ -157,7 +157,9 @@ void expect_manual_update_structure(const std::string& detail) {
         << "the loss.backward() line, not the one inside";
   }
   EXPECT_EQ(markers, 60u) << "one per loss.backward(), none for the backward() inside each pass";
-  if (detail == "aggregated") EXPECT_GT(t.launch_runs, 0u) << "the passes were folded into runs";
+  if (detail == "aggregated") {
+    EXPECT_GT(t.launch_runs, 0u) << "the passes were folded into runs";
+  }
   Analysis a = analyze(t);
   ASSERT_FALSE(a.phases.empty());
   EXPECT_EQ(a.phases[0].source, StepSource::kBackward);

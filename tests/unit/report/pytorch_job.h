@@ -29,7 +29,13 @@ inline std::vector<PythonSiteFrame> script_frames(uint32_t line) {
 }
 
 inline UserFrame user_line(const PythonSiteFrame& f) {
-  return UserFrame{f.file, f.line, f.function, source_line(kGolden + "/" + f.file, f.line), true};
+  // A user's own line: no library.
+  return UserFrame{.file = f.file,
+                   .line = f.line,
+                   .function = f.function,
+                   .source = source_line(kGolden + "/" + f.file, f.line),
+                   .python = true,
+                   .library = ""};
 }
 
 inline SiteFrames python_site(std::vector<PythonSiteFrame> python, std::vector<Frame> native) {
