@@ -228,7 +228,9 @@ std::string operation_hint(Operation op, bool in_backward) {
              "do it every N steps, or copy non_blocking=True into pinned memory and read it after a CUDA event";
     case Operation::kSynchronize:
       return "an explicit synchronize (torch.cuda.synchronize(), stream or event synchronize) in the loop: "
-             "remove it, or record a torch.cuda.Event and wait for it only where the result is needed";
+             "remove it, or record a torch.cuda.Event and wait for it only where the result is needed; to time "
+             "steps, make the events before the loop (each is created at its first record()) and read "
+             "elapsed_time after it";
     case Operation::kFormat:
       return "printing or formatting a CUDA tensor (print(t), str(t), logging it) runs a dozen kernels and reads "
              "the tensor back several times, each a wait for the GPU: print it every N steps, or print a number "
