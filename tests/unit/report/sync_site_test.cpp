@@ -16,6 +16,15 @@ namespace {
 
 const std::string kSite = "/venv/lib/python3.12/site-packages/";
 
+// A known-sites table written for a test; a table that does not parse
+// fails the test (callers then assert its size before using it).
+std::vector<KnownSite> parsed_table(const std::string& json) {
+  std::vector<KnownSite> table;
+  std::string error;
+  EXPECT_TRUE(parse_known_sites(json, &table, &error)) << error;
+  return table;
+}
+
 TEST(CodeOwnership, ByWhereTheFileIsInstalled) {
   EXPECT_EQ(code_owner(kSite + "torch/_tensor.py", {}).owner, CodeOwner::kFramework);
   EXPECT_EQ(code_owner(kSite + "triton/runtime/jit.py", {}).owner, CodeOwner::kFramework);
@@ -275,16 +284,13 @@ TEST(KnownSites, MalformedTablesAreRefusedWithTheReason) {
 }
 
 TEST(KnownSites, AnEntryMayNameTheFixItsSettingMakes) {
-  std::vector<KnownSite> table;
-  std::string error;
-  ASSERT_TRUE(parse_known_sites(R"([
+  std::vector<KnownSite> table = parsed_table(R"([
     {"id": "a", "library": "l", "file": "l/a.py", "fix": "turn it off", "replay": "drop-statement", "checked": {"l": "1"}},
-    {"id": "b", "library": "l", "file": "l/b.py", "fix": "log less", "checked": {"l": "1"}}])",
-                                &table, &error))
-      << error;
+    {"id": "b", "library": "l", "file": "l/b.py", "fix": "log less", "checked": {"l": "1"}}])");
   ASSERT_EQ(table.size(), 2u);
   EXPECT_EQ(table[0].replay, "drop-statement");
   EXPECT_EQ(table[1].replay, "") << "none: the operation's fix";
+  std::string error;
   EXPECT_FALSE(parse_known_sites(R"([{"id": "c", "library": "l", "file": "l/c.py", "fix": "x", "replay": 3,
                                       "checked": {"l": "1"}}])",
                                  &table, &error));
@@ -292,15 +298,12 @@ TEST(KnownSites, AnEntryMayNameTheFixItsSettingMakes) {
 }
 
 TEST(KnownSites, MatchedFromTheInnermostFrameToTheSyncFrame) {
-  std::vector<KnownSite> table;
-  std::string error;
-  ASSERT_TRUE(parse_known_sites(R"([
+  std::vector<KnownSite> table = parsed_table(R"([
     {"id": "save", "library": "torch", "file": "torch/serialization.py", "function": "save",
      "operations": ["copy-to-host"], "fix": "save after training", "checked": {"torch": "2.11"}},
     {"id": "loop", "library": "fakelib", "file": "fakelib/trainer.py", "function": "train",
-     "fix": "outer frame: never reached", "checked": {"fakelib": "1"}}])",
-                                &table, &error))
-      << error;
+     "fix": "outer frame: never reached", "checked": {"fakelib": "1"}}])");
+  ASSERT_EQ(table.size(), 2u);
   SiteFrames site;
   site.python = {{kSite + "torch/serialization.py", 10, "save"}, {"/home/me/train.py", 5, "main"}};
   site.has_sync = true;
@@ -328,13 +331,10 @@ TEST(KnownSites, ACopyOnTheComputeStreamTakesNoSyncSitesFix) {
   // (non_blocking=True removes the wait); the same copy queued on the
   // compute stream is a default-stream finding, with no operation, which
   // non_blocking does not move to another stream.
-  std::vector<KnownSite> table;
-  std::string error;
-  ASSERT_TRUE(parse_known_sites(R"([
+  const std::vector<KnownSite> table = parsed_table(R"([
     {"id": "send", "library": "accelerate", "file": "accelerate/utils/operations.py", "function": "send_to_device",
-     "operations": ["copy-to-device-pinned"], "fix": "non_blocking=True", "checked": {"accelerate": "1.15.0"}}])",
-                                &table, &error))
-      << error;
+     "operations": ["copy-to-device-pinned"], "fix": "non_blocking=True", "checked": {"accelerate": "1.15.0"}}])");
+  ASSERT_EQ(table.size(), 1u);
   SiteFrames site;
   site.python = {{kSite + "accelerate/utils/operations.py", 160, "send_to_device"}, {"/home/me/train.py", 61, "main"}};
   site.has_sync = true;
