@@ -17,7 +17,7 @@ std::string hint(Cause cause) {
              "memory and read it a step later";
     case Cause::kExplicit:
       return "an explicit synchronize in the loop: remove it, or record a CUDA event and wait for that only where "
-             "the result is needed (torch.cuda.Event for timing, made before the loop)";
+             "the result is needed (for timing, one pair of torch.cuda.Events around a block of steps)";
     case Cause::kCopyThenSync:
       return "a blocking copy to the device: the host waits until the copy and all work queued before it are done; "
              "from pinned memory pass non_blocking=True, from pageable memory pin it first";

@@ -229,8 +229,8 @@ std::string operation_hint(Operation op, bool in_backward) {
     case Operation::kSynchronize:
       return "an explicit synchronize (torch.cuda.synchronize(), stream or event synchronize) in the loop: "
              "remove it, or record a torch.cuda.Event and wait for it only where the result is needed; to time "
-             "steps, make the events before the loop (each is created at its first record()) and read "
-             "elapsed_time after it";
+             "steps, time a block of them with one pair of events read after it (an event recorded each step "
+             "costs a record call a step, and each is created at its first record())";
     case Operation::kFormat:
       return "printing or formatting a CUDA tensor (print(t), str(t), logging it) runs a dozen kernels and reads "
              "the tensor back several times, each a wait for the GPU: print it every N steps, or print a number "

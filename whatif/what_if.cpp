@@ -20,6 +20,20 @@ bool is_host_wait(OpKind kind) {
   return kind == OpKind::kStreamSync || kind == OpKind::kDeviceSync || kind == OpKind::kEventSync;
 }
 
+// The host time of one kernel launch's call as this program's launches take
+// it (their median): what a compute-on-gpu fix spends on the operation that
+// decides on the GPU in place of the read-back (`spikes += loss > x`).
+uint64_t median_launch_call_ns(const Program& program) {
+  std::vector<uint64_t> calls;
+  for (const Op& op : program.ops) {
+    if (op.kind == OpKind::kEnqueue && op.call_ns > 0) calls.push_back(op.call_ns);
+  }
+  if (calls.empty()) return 0;
+  auto middle = calls.begin() + static_cast<std::ptrdiff_t>(calls.size() / 2);
+  std::nth_element(calls.begin(), middle, calls.end());
+  return *middle;
+}
+
 }  // namespace
 
 const char* fix_name(Fix fix) {
@@ -103,6 +117,9 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
   out.ops.reserve(program.ops.size());
   uint64_t carried = 0;  // host work before a removed op, kept for the next one
   uint64_t side_events = 0;
+  bool decides_on_gpu = false;
+  for (const SiteFix& f : fixes) decides_on_gpu = decides_on_gpu || f.fix == Fix::kComputeOnGpu;
+  const uint64_t replacement_call_ns = decides_on_gpu ? median_launch_call_ns(program) : 0;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];
     op.site = site_of_op[i];
@@ -159,8 +176,22 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         if (op.kind == OpKind::kBlockingCopy) op.kind = OpKind::kEnqueue;
         out.ops.push_back(op);
         break;
+      case Fix::kComputeOnGpu:  // the read-back's copy and waits go; the work between them went above
+        if (i == 0 || site_of_op[i - 1] != op.site) {
+          // In their place, once an execution, the launch that decides on
+          // the GPU: a scalar's kernel, its GPU time next to none.
+          Op decide;
+          decide.kind = OpKind::kEnqueue;
+          decide.stream = op.stream;
+          decide.step = op.step;
+          decide.host_before_ns = op.host_before_ns;
+          decide.call_ns = replacement_call_ns;
+          out.ops.push_back(decide);
+          continue;
+        }
+        carried = op.host_before_ns;
+        continue;
       case Fix::kDropCall:
-      case Fix::kComputeOnGpu:  // the read-back's copy and waits; the work between them went above
       case Fix::kDropReadBack:
         carried = op.host_before_ns;
         continue;

@@ -49,8 +49,13 @@ enum class Fix : uint8_t {
   // A tensor used as a bool is decided on the GPU instead (`torch.where`, a
   // count kept on the GPU): the read-back goes altogether, its copy and its
   // waits with the host's work between them, where read-later keeps the
-  // copy. The statement's other work stays, and what replaces the read (a
-  // launch or two) is not counted.
+  // copy. The statement's other work stays, and one launch replaces the
+  // read, its call taking the program's median launch call: deciding on the
+  // GPU is not free where the host is the bottleneck (on an H200,
+  // branch_on_tensor.py's fixed twin, whose two added launches the replay
+  // did not count, measured 1.3 to 3.3 points of the step below the
+  // prediction in its last four calls). The Python work that dispatches it
+  // is not counted.
   kComputeOnGpu,
   // Boolean-mask indexing (x[mask], nonzero) becomes an operation of fixed
   // shape (torch.where, a multiply by the mask, ignore_index): the read-back

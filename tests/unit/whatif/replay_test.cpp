@@ -256,16 +256,17 @@ Program bool_read_back_program() {
 const OpMarks kReadBackMarks{{0, 0, 4, 4, 0}, {}};
 
 // Deciding on the GPU keeps the launch and the statement's work before it;
-// the copy, its wait and the host work between them go. Read-later keeps
-// the copy's call.
+// the copy, its wait and the host work between them go, and one launch
+// takes their place. Read-later keeps the copy's call.
 TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
   const Program p = bool_read_back_program();
   const OpMarks& marks = kReadBackMarks;
   const Program on_gpu = apply_fixes(p, {{4, Fix::kComputeOnGpu}}, &marks);
-  ASSERT_EQ(on_gpu.ops.size(), 3u) << "the copy and the sync go";
+  ASSERT_EQ(on_gpu.ops.size(), 4u) << "the copy and the sync go, one launch decides in their place";
   EXPECT_EQ(on_gpu.ops[1].host_before_ns, 7 * kUs) << "the statement's work before its launch stays";
-  EXPECT_EQ(on_gpu.ops[2].host_before_ns, (9 + 11) * kUs)
-      << "the work before the copy stays, the work between copy and sync goes";
+  EXPECT_EQ(on_gpu.ops[2].kind, OpKind::kEnqueue);
+  EXPECT_EQ(on_gpu.ops[2].host_before_ns, 9 * kUs) << "the work before the copy stays";
+  EXPECT_EQ(on_gpu.ops[3].host_before_ns, 11 * kUs) << "the work between copy and sync goes";
   EXPECT_EQ(replay(on_gpu).host_end_ns[0], (100 + 7 + 9 + 11) * kUs);
   const Program later = apply_fixes(p, {{4, Fix::kReadLater}}, &marks);
   EXPECT_EQ(replay(later).host_end_ns[0], (100 + 7 + 9 + 12 + 2 + 11) * kUs)
@@ -277,8 +278,35 @@ TEST(WhatIf, ComputeOnGpuTakesTheReadBackAwayAndKeepsTheRestOfTheStatement) {
          "copy stays queued, at no host time";
   const Program dropped = apply_fixes(p, {{4, Fix::kDropReadBack}}, &marks);
   EXPECT_EQ(replay(dropped).host_end_ns[0], replay(on_gpu).host_end_ns[0])
-      << "a known site's setting that removes its read-back takes what compute-on-gpu takes";
-  EXPECT_EQ(dropped.ops.size(), on_gpu.ops.size());
+      << "a known site's setting that removes its read-back takes what compute-on-gpu takes (its launches "
+         "cost no host time here)";
+  EXPECT_EQ(dropped.ops.size() + 1, on_gpu.ops.size()) << "nothing takes the read's place";
+}
+
+// The launch that decides on the GPU costs what this program's launches
+// cost the host: on a host-bound loop it takes back part of the saving
+// (branch_on_tensor.py's fixed twin on an H200), where a library setting
+// that drops the check takes back nothing.
+TEST(WhatIf, ComputeOnGpuSpendsTheProgramsMedianLaunchOnTheDecision) {
+  Program p = bool_read_back_program();
+  p.ops[0].call_ns = 3 * kUs;  // the program's launches: 3, 4 and 50 µs calls
+  p.ops[1].call_ns = 4 * kUs;
+  p.ops[4].call_ns = 50 * kUs;
+  const OpMarks& marks = kReadBackMarks;
+  const Program on_gpu = apply_fixes(p, {{4, Fix::kComputeOnGpu}}, &marks);
+  ASSERT_EQ(on_gpu.ops.size(), 4u);
+  EXPECT_EQ(on_gpu.ops[2].call_ns, 4 * kUs) << "the median launch call, not the mean";
+  EXPECT_EQ(on_gpu.ops[2].gpu_ns, 0u) << "a scalar's kernel";
+  EXPECT_EQ(replay(on_gpu).host_end_ns[0],
+            replay(apply_fixes(p, {{4, Fix::kDropReadBack}}, &marks)).host_end_ns[0] + 4 * kUs);
+  Program twice = p;  // two executions of the statement in a row: one decision each
+  twice.ops.insert(twice.ops.end(), p.ops.begin() + 1, p.ops.end());
+  const OpMarks twice_marks{{0, 0, 4, 4, 0, 0, 4, 4, 0}, {}};
+  size_t decisions = 0;
+  for (const Op& op : apply_fixes(twice, {{4, Fix::kComputeOnGpu}}, &twice_marks).ops) {
+    decisions += op.kind == OpKind::kEnqueue && op.call_ns == 4 * kUs && op.gpu_ns == 0;
+  }
+  EXPECT_EQ(decisions, 2u);
 }
 
 // The recorder captures a sync's or a copy's stack before the call, host
