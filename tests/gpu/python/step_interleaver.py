@@ -113,6 +113,11 @@ class Lockstep:
 
 def run_program(lockstep, me, script, args, errors):
     lockstep.program_of_thread[threading.get_ident()] = me
+    core = os.environ.get("STEP_INTERLEAVER_CORE")
+    if core:
+        # Both programs' threads on one core (Linux: pid 0 is the calling thread), so that neither keeps a core
+        # the other lacks for the whole process.
+        os.sched_setaffinity(0, {int(core)})
     try:
         lockstep.wait_turn(me)
         # Set in the program's own turn: a program reads its arguments as it starts (nanoGPT's configurator), and
