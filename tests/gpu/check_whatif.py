@@ -318,13 +318,13 @@ def scaled(predicted, broken_step):
     the saving, host work, at the same pace: the share is what carries over.
 
     With --pin-program-core, the µs as predicted: the program's thread runs at one pace in the recording and
-    in the timing (per-process savings within ±1.5 points of the step on an H200, where unpinned they ranged
-    over 20), and what the recorded step has over the plain one is the recorder's own work: the full GPU
-    timeline's cost in every CUDA call (launches 20 µs against 12 µs with the sampled timeline) and its stack
-    captures, which no fix removes (the replay keeps them). Scaled by the share, that overhead would shrink the
-    saving: on an H200 item_logging.py's 37.4 µs of an 830 µs recorded step became 26.1 µs of the 579 µs plain
-    one, which measured 43.4 µs (list_index.py 113.3 µs predicted, 98.9 measured; cpu_each_step.py 96.0 and
-    87.9)."""
+    in the timing (on an H200 item_logging.py's per-process savings fell within 6.1 to 8.9% of the step, where
+    unpinned they spread over 20 points), and what the recorded step has over the plain one is the recorder's
+    own work: the full GPU timeline's cost in every CUDA call (item_logging.py's launches took 20 µs against
+    12 µs with the sampled one) and its stack captures, which no fix removes (the replay keeps them). Scaled by
+    the share, that overhead would shrink the saving: item_logging.py's 37.4 µs of an 830 µs recorded step
+    became 26.1 µs of the 579 µs plain one, which measured 43.4 µs (list_index.py 113.3 µs predicted, 98.9
+    measured; cpu_each_step.py 96.0 and 87.9)."""
     if PIN_CORE:
         return predicted["saving_low_us"], (predicted["saving_low_us"] + predicted["saving_high_us"]) / 2, \
             predicted["saving_high_us"]
