@@ -550,7 +550,8 @@ def main():
     parser.add_argument("--pin-program-core", action="store_true",
                         help="with --interleave-steps: the programs' own threads (both twins' in lockstep, the "
                              "recorded program's main thread) on one core, the third of --cpus; autograd's and "
-                             "the recorder's threads stay on --cpus. The prediction is then judged in µs, not as "
+                             "the recorder's threads, and processes forked from the programs (DataLoader "
+                             "workers), stay on --cpus (python/program_core.py). The prediction is then judged in µs, not as "
                              "a share of the recorded step (scaled()). On an H200 this took item_logging.py's "
                              "step from 1,091 to 579 µs and its per-process savings from -3.5..+17.2% to "
                              "+6.1..+8.9% of the step")

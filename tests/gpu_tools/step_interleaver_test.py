@@ -15,6 +15,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INTERLEAVER = os.path.join(ROOT, "tests", "gpu", "python", "step_interleaver.py")
+PINNED_PROGRAM = os.path.join(ROOT, "tests", "gpu", "python", "pinned_program.py")
 sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
 import check_whatif  # noqa: E402
 import twin_difference  # noqa: E402
@@ -34,6 +35,26 @@ if {fail}:
     raise RuntimeError("planted failure")
 for _ in range(int(sys.argv[1])):
     time.sleep({seconds})
+    step()
+"""
+
+
+# A twin that writes its own thread's cores and a forked child's, then steps.
+AFFINITY_TWIN = """import json
+import os
+import sys
+import warnings
+from torch.optim.optimizer import step
+warnings.simplefilter("ignore", DeprecationWarning)  # fork() in a process with threads
+pid = os.fork()
+if pid == 0:
+    with open(sys.argv[2] + ".child", "w") as f:
+        json.dump(sorted(os.sched_getaffinity(0)), f)
+    os._exit(0)
+os.waitpid(pid, 0)
+with open(sys.argv[2], "w") as f:
+    json.dump(sorted(os.sched_getaffinity(0)), f)
+for _ in range(int(sys.argv[1])):
     step()
 """
 
@@ -94,11 +115,38 @@ def main():
         assert any("planted failure" in e for e in measured["errors"]), measured["errors"]
         assert measured["blocks"] == [], measured["blocks"]
         assert sum("no block timed" in e for e in measured["errors"]) == 2, measured["errors"]
+    check_pinning()
     check_report_reading()
     check_line_comparison()
     print("step_interleaver: lockstep blocks, the planted difference measured, a failing twin reported; "
+          "the programs' threads pinned, their forked children not; "
           "check_whatif: fixed sites summed, a stale site refused, floor and ceiling verdicts; "
           "twin_difference: the stepping thread's lines compared")
+
+
+def check_pinning():
+    """STEP_INTERLEAVER_CORE (check_whatif.py --pin-program-core): both twins' threads in lockstep, and a
+    recorded program's main thread (pinned_program.py), run on that core; a child forked from them gets the
+    process's cores back."""
+    allowed = sorted(os.sched_getaffinity(0))
+    core = allowed[-1]
+    with tempfile.TemporaryDirectory() as folder:
+        write(folder, STAND_IN)
+        write(folder, {"twin.py": AFFINITY_TWIN})
+        twin = os.path.join(folder, "twin.py")
+        env = dict(os.environ, PYTHONPATH=folder, STEP_INTERLEAVER_CORE=str(core))
+        result = os.path.join(folder, "result.json")
+        proc = subprocess.run([sys.executable, INTERLEAVER, result, "2", f"{twin} 6 {folder}/a", f"{twin} 6 {folder}/b"],
+                              cwd=folder, env=env, capture_output=True, text=True, timeout=90)
+        assert proc.returncode == 0, proc.stderr
+        proc = subprocess.run([sys.executable, PINNED_PROGRAM, twin, "2", f"{folder}/main"], cwd=folder, env=env,
+                              capture_output=True, text=True, timeout=90)
+        assert proc.returncode == 0, proc.stderr
+        for name in ("a", "b", "main"):
+            with open(os.path.join(folder, name)) as f:
+                assert json.load(f) == [core], (name, "the program's thread is not on the one core")
+            with open(os.path.join(folder, name + ".child")) as f:
+                assert json.load(f) == allowed, (name, "a forked child kept the program's one core")
 
 
 def finding(path, function, saving, floor=False, ceiling=False):

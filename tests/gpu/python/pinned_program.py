@@ -5,19 +5,18 @@ the what-if check's recordings (tests/gpu/check_whatif.py --pin-program-core):
 
 The core is STEP_INTERLEAVER_CORE, the one step_interleaver.py puts both
 twins' threads on, so that the recording is made at the pace the twins are
-timed at. Only the calling thread is pinned (Linux: pid 0 is the calling
-thread): autograd's, the recorder's and CUPTI's threads stay on the cores
-the process was given.
+timed at (program_core.py: only this thread; its forked children get the
+process's cores back).
 """
 import os
 import runpy
 import sys
 
+from program_core import pin_this_thread
+
 if len(sys.argv) < 2:
     sys.exit(__doc__)
-core = os.environ.get("STEP_INTERLEAVER_CORE")
-if core:
-    os.sched_setaffinity(0, {int(core)})
+pin_this_thread()
 script = os.path.abspath(sys.argv[1])
 sys.argv = [script] + sys.argv[2:]
 sys.path.insert(0, os.path.dirname(script))

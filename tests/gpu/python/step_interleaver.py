@@ -53,6 +53,7 @@ import time
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from program_core import pin_this_thread
 from step_timer import step_range  # the steps timed: a fifth to 90% of the run, or STEP_TIMER_FROM/TO
 
 
@@ -113,11 +114,9 @@ class Lockstep:
 
 def run_program(lockstep, me, script, args, errors):
     lockstep.program_of_thread[threading.get_ident()] = me
-    core = os.environ.get("STEP_INTERLEAVER_CORE")
-    if core:
-        # Both programs' threads on one core (Linux: pid 0 is the calling thread), so that neither keeps a core
-        # the other lacks for the whole process.
-        os.sched_setaffinity(0, {int(core)})
+    # With STEP_INTERLEAVER_CORE both programs' threads run on that core, so that neither keeps a core the
+    # other lacks for the whole process (check_whatif.py --pin-program-core).
+    pin_this_thread()
     try:
         lockstep.wait_turn(me)
         # Set in the program's own turn: a program reads its arguments as it starts (nanoGPT's configurator), and
