@@ -548,8 +548,8 @@ def main():
     parser.add_argument("--cpus", default="near-gpu:8",
                         help="taskset core list for every run, or near-gpu:N (default), or '' for none")
     parser.add_argument("--pin-program-core", action="store_true",
-                        help="with --interleave-steps: the programs' own threads (both twins' in lockstep, the "
-                             "recorded program's main thread) on one core, the third of --cpus; autograd's and "
+                        help="the programs' own threads (both twins' in lockstep, the timer's main thread "
+                             "otherwise, the recorded program's main thread) on one core, the third of --cpus; autograd's and "
                              "the recorder's threads, and processes forked from the programs (DataLoader "
                              "workers), stay on --cpus (python/program_core.py). The prediction is then judged in µs, not as "
                              "a share of the recorded step (scaled()). On an H200 this took item_logging.py's "
@@ -571,8 +571,8 @@ def main():
     INTERLEAVE_STEPS = args.interleave_steps
     CPUS = cores_near_gpu(int(args.cpus.split(":")[1])) if args.cpus.startswith("near-gpu:") else args.cpus
     if args.pin_program_core:
-        if not args.interleave_steps or not CPUS:
-            parser.error("--pin-program-core needs --interleave-steps and a --cpus list")
+        if not CPUS:
+            parser.error("--pin-program-core needs a --cpus list")
         cores = CPUS.split(",")
         PIN_CORE = cores[min(2, len(cores) - 1)].split("-")[0]
     rows = []

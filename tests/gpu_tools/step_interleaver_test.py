@@ -16,13 +16,14 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INTERLEAVER = os.path.join(ROOT, "tests", "gpu", "python", "step_interleaver.py")
 PINNED_PROGRAM = os.path.join(ROOT, "tests", "gpu", "python", "pinned_program.py")
+TIMER = os.path.join(ROOT, "tests", "gpu", "python", "step_timer.py")
 sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
 import check_whatif  # noqa: E402
 import twin_difference  # noqa: E402
 
 STAND_IN = {
     "torch/__init__.py": "from . import cuda, optim  # noqa: F401\n",
-    "torch/cuda.py": "def synchronize():\n    pass\n",
+    "torch/cuda.py": "def synchronize():\n    pass\n\n\ndef empty_cache():\n    pass\n",
     "torch/optim/__init__.py": "from . import optimizer  # noqa: F401\n",
     "torch/optim/optimizer.py": (
         "_hooks = []\n\n\ndef register_optimizer_step_post_hook(hook):\n    _hooks.append(hook)\n\n\n"
@@ -125,8 +126,8 @@ def main():
 
 
 def check_pinning():
-    """STEP_INTERLEAVER_CORE (check_whatif.py --pin-program-core): both twins' threads in lockstep, and a
-    recorded program's main thread (pinned_program.py), run on that core; a child forked from them gets the
+    """STEP_INTERLEAVER_CORE (check_whatif.py --pin-program-core): both twins' threads in lockstep, a timed
+    program's (step_timer.py) and a recorded program's main thread (pinned_program.py) run on that core; a child forked from them gets the
     process's cores back."""
     allowed = sorted(os.sched_getaffinity(0))
     core = allowed[-1]
@@ -142,7 +143,10 @@ def check_pinning():
         proc = subprocess.run([sys.executable, PINNED_PROGRAM, twin, "2", f"{folder}/main"], cwd=folder, env=env,
                               capture_output=True, text=True, timeout=90)
         assert proc.returncode == 0, proc.stderr
-        for name in ("a", "b", "main"):
+        proc = subprocess.run([sys.executable, TIMER, result, "1", f"{twin} 6 {folder}/timed"], cwd=folder, env=env,
+                              capture_output=True, text=True, timeout=90)
+        assert proc.returncode == 0, proc.stderr
+        for name in ("a", "b", "main", "timed"):
             with open(os.path.join(folder, name)) as f:
                 assert json.load(f) == [core], (name, "the program's thread is not on the one core")
             with open(os.path.join(folder, name + ".child")) as f:

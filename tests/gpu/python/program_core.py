@@ -1,7 +1,7 @@
 """Puts a training program's own thread on one core, for the what-if
-check's lockstep timing and recordings (check_whatif.py
---pin-program-core): step_interleaver.py pins both twins' threads,
-pinned_program.py a recorded program's main thread.
+check's timing and recordings (check_whatif.py --pin-program-core):
+step_interleaver.py pins both twins' threads, step_timer.py its main
+thread, pinned_program.py a recorded program's main thread.
 
 The core is STEP_INTERLEAVER_CORE (none: nothing changes). Only the calling
 thread is pinned (Linux: pid 0 is the calling thread), so autograd's, the

@@ -44,6 +44,8 @@ import time
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from program_core import pin_this_thread
+
 state = {"seen": 0, "t_first": None, "t_last": None, "first": 0, "last": 0}
 
 
@@ -93,6 +95,7 @@ def run_program(script, args):
 def main():
     result_path, rounds, programs = sys.argv[1], int(sys.argv[2]), [shlex.split(p) for p in sys.argv[3:]]
     programs = [(os.path.abspath(p[0]), p[1:]) for p in programs]
+    pin_this_thread()  # with STEP_INTERLEAVER_CORE (check_whatif.py --pin-program-core), as the recording's
     register_optimizer_step_post_hook(on_step)
     means = [[] for _ in programs]
     errors = []
