@@ -21,8 +21,9 @@ bool is_host_wait(OpKind kind) {
 }
 
 // The host time of one kernel launch's call as this program's launches take
-// it (their median): what a compute-on-gpu fix spends on the operation that
-// decides on the GPU in place of the read-back (`spikes += loss > x`).
+// it (their median): what each CUDA call a fix adds costs the host, the
+// launch that decides on the GPU in place of a read-back (compute-on-gpu:
+// `spikes += loss > x`), a side stream's event record and wait.
 uint64_t median_launch_call_ns(const Program& program) {
   std::vector<uint64_t> calls;
   for (const Op& op : program.ops) {
@@ -117,9 +118,9 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
   out.ops.reserve(program.ops.size());
   uint64_t carried = 0;  // host work before a removed op, kept for the next one
   uint64_t side_events = 0;
-  bool decides_on_gpu = false;
-  for (const SiteFix& f : fixes) decides_on_gpu = decides_on_gpu || f.fix == Fix::kComputeOnGpu;
-  const uint64_t replacement_call_ns = decides_on_gpu ? median_launch_call_ns(program) : 0;
+  bool adds_calls = false;
+  for (const SiteFix& f : fixes) adds_calls = adds_calls || f.fix == Fix::kComputeOnGpu || f.fix == Fix::kSideStream;
+  const uint64_t added_call_ns = adds_calls ? median_launch_call_ns(program) : 0;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];
     op.site = site_of_op[i];
@@ -185,7 +186,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
           decide.stream = op.stream;
           decide.step = op.step;
           decide.host_before_ns = op.host_before_ns;
-          decide.call_ns = replacement_call_ns;
+          decide.call_ns = added_call_ns;
           out.ops.push_back(decide);
           continue;
         }
@@ -212,6 +213,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         record.stream = op.stream;
         record.event = kSideHandleBase + (++side_events);
         record.step = op.step;
+        record.call_ns = added_call_ns;
         Op wait = record;
         wait.kind = OpKind::kStreamWait;
         wait.stream = compute;

@@ -126,7 +126,9 @@ bool saving_is_a_floor(Fix fix);
 // `record_stream` for each copy; on an H200 that cost its twin
 // (copies_on_compute_stream_fixed.py) about 105 µs a step of host time, 16
 // µs of it in CUDA calls, on a 1.1 ms host-bound step, which measured 5 to
-// 16% slower where the replay said 0%. Where the host has slack (a GPU-bound
+// 16% slower where the replay said 0%. The replay counts the event's
+// record and wait, each at the program's median launch call, not the
+// Python work around them. Where the host has slack (a GPU-bound
 // loop) the added work hides behind the GPU, and the ceiling is near the
 // saving.
 bool saving_is_a_ceiling(Fix fix);

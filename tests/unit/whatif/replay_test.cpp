@@ -232,6 +232,24 @@ TEST(WhatIf, ASideStreamCopyNoLongerWaitsForCompute) {
   EXPECT_EQ(replay(fixed).host_end_ns[0], 410 * kUs) << "the copy overlaps the 400 µs kernel";
 }
 
+// The event record and wait a side stream adds are CUDA calls: each costs
+// the host what the program's launches cost (their median call).
+TEST(WhatIf, ASideStreamsEventCallsCostTheProgramsMedianLaunch) {
+  Op kernel = enqueue(kLegacyStream, 400 * kUs);
+  kernel.call_ns = 3 * kUs;
+  Op copy = enqueue(kLegacyStream, 50 * kUs);
+  copy.call_ns = 5 * kUs;
+  copy.site = 5;
+  Op use = enqueue(kLegacyStream, 10 * kUs);
+  use.call_ns = 4 * kUs;
+  const Program fixed = apply_fixes(program({kernel, copy, use}), {{5, Fix::kSideStream}});
+  ASSERT_EQ(fixed.ops.size(), 5u);
+  EXPECT_EQ(fixed.ops[2].kind, OpKind::kEventRecord);
+  EXPECT_EQ(fixed.ops[3].kind, OpKind::kStreamWait);
+  EXPECT_EQ(fixed.ops[2].call_ns, 4 * kUs) << "the median of 3, 4 and 5 µs";
+  EXPECT_EQ(fixed.ops[3].call_ns, 4 * kUs);
+}
+
 TEST(WhatIf, SitesWithoutAFixAreUntouched) {
   Program p = testing::training_loop(2, 100 * kUs, 2, 50 * kUs, true);
   Program same = apply_fixes(p, {{999, Fix::kDropSync}});
