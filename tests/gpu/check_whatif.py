@@ -382,7 +382,7 @@ def judge(measured_saving, broken_step, predicted):
 def check_pair(bundle, out_dir, rounds, processes, rel, broken, fixed, timeline_recordings=None, lean=False):
     """broken, fixed: (script, arguments)."""
     slug = rel.removesuffix(".py").replace("/", "-")
-    row = {"pair": rel, "broken": broken, "fixed": fixed, "notes": []}
+    row = {"pair": rel, "broken": broken, "fixed": fixed, "notes": [], "pinned_core": PIN_CORE or None}
     per_process, row["runs_us"], errors = time_processes(broken, fixed, rounds, processes,
                                                          os.path.join(out_dir, slug + "-plain"))
     row["per_process_us"] = per_process
@@ -547,14 +547,14 @@ def main():
     parser.add_argument("--steps", type=int, default=0, help="steps of every twin (default: by folder)")
     parser.add_argument("--cpus", default="near-gpu:8",
                         help="taskset core list for every run, or near-gpu:N (default), or '' for none")
-    parser.add_argument("--pin-program-core", action="store_true",
-                        help="the programs' own threads (both twins' in lockstep, the timer's main thread "
+    parser.add_argument("--pin-program-core", action=argparse.BooleanOptionalAction, default=True,
+                        help="(default; --no-pin-program-core for the earlier rows' method) the programs' own threads (both twins' in lockstep, the timer's main thread "
                              "otherwise, the recorded program's main thread) on one core, the third of --cpus; autograd's and "
                              "the recorder's threads, and processes forked from the programs (DataLoader "
                              "workers), stay on --cpus (python/program_core.py). The prediction is then judged in µs, not as "
                              "a share of the recorded step (scaled()). On an H200 this took item_logging.py's "
-                             "step from 1,091 to 579 µs and its per-process savings from -3.5..+17.2% to "
-                             "+6.1..+8.9% of the step")
+                             "step from 1,091 to 579 µs and its per-process savings from -3.5..+17.2%% to "
+                             "+6.1..+8.9%% of the step")
     parser.add_argument("--group", action="append", choices=sorted(GROUPS),
                         help="default: all, unless --external is given")
     parser.add_argument("--external", nargs=4, action="append", default=[],
@@ -570,11 +570,11 @@ def main():
     TIMELINE, STEPS_OVERRIDE, SEPARATE = args.timeline, args.steps, args.separate
     INTERLEAVE_STEPS = args.interleave_steps
     CPUS = cores_near_gpu(int(args.cpus.split(":")[1])) if args.cpus.startswith("near-gpu:") else args.cpus
-    if args.pin_program_core:
-        if not CPUS:
-            parser.error("--pin-program-core needs a --cpus list")
+    if args.pin_program_core and CPUS:  # no --cpus list: nothing is pinned
         cores = CPUS.split(",")
         PIN_CORE = cores[min(2, len(cores) - 1)].split("-")[0]
+    print(f"programs' threads pinned to core {PIN_CORE}: predictions judged in µs" if PIN_CORE else
+          "programs' threads not pinned: predictions judged as a share of the recorded step", flush=True)
     rows = []
     jobs = list(pairs(args.group or ([] if args.external else list(GROUPS)), args.pairs))
     for name, script, broken_args, fixed_args in args.external:

@@ -117,6 +117,9 @@ def main():
         assert measured["blocks"] == [], measured["blocks"]
         assert sum("no block timed" in e for e in measured["errors"]) == 2, measured["errors"]
     check_pinning()
+    # Its options' help is formatted by argparse, where a bare percent sign in a help text raises.
+    proc = subprocess.run([sys.executable, check_whatif.__file__, "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "--no-pin-program-core" in proc.stdout, proc.stderr[-800:]
     check_report_reading()
     check_line_comparison()
     print("step_interleaver: lockstep blocks, the planted difference measured, a failing twin reported; "
