@@ -194,6 +194,20 @@ def check_report_reading():
     assert check_whatif.verdict(False, True, False, ceiling_holds=True) == "CEILING"
     assert check_whatif.verdict(False, True, False) == "FAIL"
     assert check_whatif.verdict(False, True, True, ceiling_holds=True) == "UNRESOLVED"
+    # Unpinned, a prediction carries over as its share of the recorded step; pinned, as its µs, the recorded
+    # step's excess over the plain one being the recorder's own work (on an H200, item_logging.py: 37.4 µs of an
+    # 830 µs recorded step, 43.4 µs measured on a 579 µs plain step).
+    predicted = {"recorded_step_us": 830.0, "saving_low_us": 37.4, "saving_high_us": 37.4}
+    saved_core = check_whatif.PIN_CORE
+    try:
+        check_whatif.PIN_CORE = ""
+        assert abs(check_whatif.scaled(predicted, 579.0)[1] - 37.4 / 830 * 579) < 1e-9
+        assert not check_whatif.judge(43.4, 579.0, predicted)[0], "by the share: 26.1 µs against 43.4"
+        check_whatif.PIN_CORE = "2"
+        assert check_whatif.scaled(predicted, 579.0) == (37.4, 37.4, 37.4)
+        assert check_whatif.judge(43.4, 579.0, predicted)[0], "in µs: within 20% of 43.4"
+    finally:
+        check_whatif.PIN_CORE = saved_core
 
 
 def check_line_comparison():
