@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "segmentation/call_tokens.h"
+
 namespace syncscope::whatif {
 namespace {
 
@@ -29,10 +31,7 @@ uint64_t median_launch_call_ns(const Program& program) {
   for (const Op& op : program.ops) {
     if (op.kind == OpKind::kEnqueue && op.call_ns > 0) calls.push_back(op.call_ns);
   }
-  if (calls.empty()) return 0;
-  auto middle = calls.begin() + static_cast<std::ptrdiff_t>(calls.size() / 2);
-  std::nth_element(calls.begin(), middle, calls.end());
-  return *middle;
+  return segmentation::median(std::move(calls));
 }
 
 }  // namespace
