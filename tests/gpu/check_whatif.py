@@ -548,11 +548,12 @@ def main():
     parser.add_argument("--cpus", default="near-gpu:8",
                         help="taskset core list for every run, or near-gpu:N (default), or '' for none")
     parser.add_argument("--pin-program-core", action=argparse.BooleanOptionalAction, default=True,
-                        help="(default; --no-pin-program-core for the earlier rows' method) the programs' own threads (both twins' in lockstep, the timer's main thread "
-                             "otherwise, the recorded program's main thread) on one core, the third of --cpus; autograd's and "
-                             "the recorder's threads, and processes forked from the programs (DataLoader "
-                             "workers), stay on --cpus (python/program_core.py). The prediction is then judged in µs, not as "
-                             "a share of the recorded step (scaled()). On an H200 this took item_logging.py's "
+                        help="(default; --no-pin-program-core for the earlier rows' method) the programs' own "
+                             "threads (both twins' in lockstep, the timer's main thread otherwise, the recorded "
+                             "program's main thread) on one core, the third of --cpus; autograd's and the "
+                             "recorder's threads, and processes forked from the programs (DataLoader workers), "
+                             "stay on --cpus (python/program_core.py). The prediction is then judged in µs, not "
+                             "as a share of the recorded step (scaled()). On an H200 this took item_logging.py's "
                              "step from 1,091 to 579 µs and its per-process savings from -3.5..+17.2%% to "
                              "+6.1..+8.9%% of the step")
     parser.add_argument("--group", action="append", choices=sorted(GROUPS),

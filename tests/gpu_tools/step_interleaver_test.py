@@ -130,8 +130,8 @@ def main():
 
 def check_pinning():
     """STEP_INTERLEAVER_CORE (check_whatif.py --pin-program-core): both twins' threads in lockstep, a timed
-    program's (step_timer.py) and a recorded program's main thread (pinned_program.py) run on that core; a child forked from them gets the
-    process's cores back."""
+    program's (step_timer.py) and a recorded program's main thread (pinned_program.py) run on that core; a
+    child forked from them gets the process's cores back."""
     allowed = sorted(os.sched_getaffinity(0))
     core = allowed[-1]
     with tempfile.TemporaryDirectory() as folder:
@@ -140,8 +140,8 @@ def check_pinning():
         twin = os.path.join(folder, "twin.py")
         env = dict(os.environ, PYTHONPATH=folder, STEP_INTERLEAVER_CORE=str(core))
         result = os.path.join(folder, "result.json")
-        proc = subprocess.run([sys.executable, INTERLEAVER, result, "2", f"{twin} 6 {folder}/a", f"{twin} 6 {folder}/b"],
-                              cwd=folder, env=env, capture_output=True, text=True, timeout=90)
+        proc = subprocess.run([sys.executable, INTERLEAVER, result, "2", f"{twin} 6 {folder}/a",
+                               f"{twin} 6 {folder}/b"], cwd=folder, env=env, capture_output=True, text=True, timeout=90)
         assert proc.returncode == 0, proc.stderr
         proc = subprocess.run([sys.executable, PINNED_PROGRAM, twin, "2", f"{folder}/main"], cwd=folder, env=env,
                               capture_output=True, text=True, timeout=90)
