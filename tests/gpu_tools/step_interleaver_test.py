@@ -113,7 +113,9 @@ def main():
 
         # One twin fails at start: the other runs to its end alone, untimed past that, and the error is kept.
         measured = interleave(folder, os.path.join(folder, "failing.py"), os.path.join(folder, "fixed.py"), 200)
-        assert any("planted failure" in e for e in measured["errors"]), measured["errors"]
+        # The error says where it was raised (the program's file and line) and after how many of its steps.
+        assert any("planted failure at failing.py:" in e and e.endswith(", after 0 steps")
+                   for e in measured["errors"]), measured["errors"]
         assert measured["blocks"] == [], measured["blocks"]
         assert sum("no block timed" in e for e in measured["errors"]) == 2, measured["errors"]
     check_pinning()

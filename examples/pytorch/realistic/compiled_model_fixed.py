@@ -1,9 +1,17 @@
-"""compiled_model.py fixed: the same compiled model and loop; the running
-loss is smoothed on the GPU in place (`running_loss.lerp_(loss.detach(), 0.02)`) and
-logged every LOG_EVERY=5 steps through AsyncScalarLog (_train_utils.py): a
-non-blocking copy into pinned memory, printed once its event has completed.
-No .item() in the loop. Evaluation and checkpoint stay one-offs after
-training. Expected: no steady-state finding at all.
+"""compiled_model.py fixed as its finding's replay fixes it (every-n-steps,
+the hint's first option): the same compiled model and loop; the loss is read
+with .item() only on the steps that print it, every LOG_EVERY=5 steps, and the
+running loss is smoothed over those reads. Evaluation and checkpoint stay
+one-offs after training. Expected: a periodic hidden-sync (every 5 steps),
+no per-step one.
+
+An earlier twin kept the loss on the GPU (`running_loss.lerp_(loss.detach(),
+0.02)` every step) and printed it through AsyncScalarLog: on an H200, pinned,
+it ran 1.2% slower than the broken program. Compared line by line in one
+recorded lockstep process, its log call cost 61 µs a step (305 µs every 5
+steps), the lerp_ 25 µs, against 42 µs for the .item() it replaced: on a
+host-bound loop, keeping a value on the GPU can cost more host time than
+reading it. That is a different fix from the one the report replays.
 """
 import os
 import tempfile
@@ -13,7 +21,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from _train_utils import AsyncScalarLog, steps_from_argv
+from _train_utils import steps_from_argv
 
 SIDE, WIDTH, DEPTH, CLASSES, BATCH = 16, 256, 4, 10, 256
 LOG_EVERY, EVAL_BATCHES = 5, 4
@@ -77,7 +85,6 @@ def main():
     compiled = torch.compile(model)
     os.makedirs(os.path.dirname(CHECKPOINT), exist_ok=True)
 
-    log = AsyncScalarLog()
     running_loss = None
     t0 = time.time()
     for step in range(1, steps + 1):
@@ -87,15 +94,12 @@ def main():
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        value = loss.detach()
-        # In place, one launch a step: 0.98 * running_loss + 0.02 * value would make three, each a host cost the
-        # .item() it replaces did not have (on an H200 that twin measured 2.3 to 3.5% slower than the broken one).
-        running_loss = value.clone() if running_loss is None else running_loss.lerp_(value, 0.02)
         if step == 1:
             print(f"step 1 (with compilation): {time.time() - t0:.1f}s")
         if step % LOG_EVERY == 0:
-            log.log(f"step {step}", loss=running_loss)
-    log.flush()
+            value = loss.item()  # read only when printed: one sync every LOG_EVERY steps
+            running_loss = value if running_loss is None else 0.9 * running_loss + 0.1 * value
+            print(f"step {step}: loss {running_loss:.4f}")
 
     print(f"compiled_model_fixed: eval accuracy {evaluate(compiled, data).item():.3f}")
     torch.save(model.state_dict(), CHECKPOINT)

@@ -49,6 +49,7 @@ import shlex
 import sys
 import threading
 import time
+import traceback
 
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -127,7 +128,11 @@ def run_program(lockstep, me, script, args, errors):
         if e.code not in (None, 0):
             errors.append(f"{os.path.basename(script)}: exit {e.code}")
     except BaseException as e:  # noqa: BLE001 -- the other program must go on, and the error be reported
-        errors.append(f"{os.path.basename(script)}: {type(e).__name__}: {e}")
+        # Where it was raised and when: a library's error names a line of its own, and one raised at teardown
+        # (after the timed steps) leaves the blocks timed.
+        frames = traceback.extract_tb(e.__traceback__)
+        where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno} {frames[-1].name}" if frames else ""
+        errors.append(f"{os.path.basename(script)}: {type(e).__name__}: {e}{where}, after {lockstep.steps[me]} steps")
     finally:
         lockstep.finish(me)
 
