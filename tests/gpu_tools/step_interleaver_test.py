@@ -44,8 +44,22 @@ for _ in range(int(sys.argv[1])):
 AFFINITY_TWIN = """import json
 import os
 import sys
+import threading
+import time
 import warnings
 from torch.optim.optimizer import step
+
+
+def helper():  # as DataLoader's pin-memory thread: started by the program's thread, working beside it
+    deadline = time.monotonic() + 5
+    while os.sched_getaffinity(0) == {int(os.environ["STEP_INTERLEAVER_CORE"])} and time.monotonic() < deadline:
+        time.sleep(0.02)
+    with open(sys.argv[2] + ".thread", "w") as f:
+        json.dump(sorted(os.sched_getaffinity(0)), f)
+
+
+started = threading.Thread(target=helper)
+started.start()
 warnings.simplefilter("ignore", DeprecationWarning)  # fork() in a process with threads
 pid = os.fork()
 if pid == 0:
@@ -53,6 +67,7 @@ if pid == 0:
         json.dump(sorted(os.sched_getaffinity(0)), f)
     os._exit(0)
 os.waitpid(pid, 0)
+started.join()
 with open(sys.argv[2], "w") as f:
     json.dump(sorted(os.sched_getaffinity(0)), f)
 for _ in range(int(sys.argv[1])):
@@ -133,7 +148,7 @@ def main():
 def check_pinning():
     """STEP_INTERLEAVER_CORE (check_whatif.py --pin-program-core): both twins' threads in lockstep, a timed
     program's (step_timer.py) and a recorded program's main thread (pinned_program.py) run on that core; a
-    child forked from them gets the process's cores back."""
+    thread they start and a child forked from them get the process's cores back."""
     allowed = sorted(os.sched_getaffinity(0))
     core = allowed[-1]
     with tempfile.TemporaryDirectory() as folder:
@@ -156,6 +171,8 @@ def check_pinning():
                 assert json.load(f) == [core], (name, "the program's thread is not on the one core")
             with open(os.path.join(folder, name + ".child")) as f:
                 assert json.load(f) == allowed, (name, "a forked child kept the program's one core")
+            with open(os.path.join(folder, name + ".thread")) as f:
+                assert json.load(f) == allowed, (name, "a thread the program started kept the program's one core")
 
 
 def finding(path, function, saving, floor=False, ceiling=False):
