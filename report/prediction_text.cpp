@@ -17,32 +17,42 @@ const char* basis_text(bool measured) {
   return measured ? "measured" : "estimated from host timing (--gpu-timeline measures it)";
 }
 
-// Savings below this share of a step are not told apart.
+// Savings below this share of a step read "under 1%", with their µs.
 constexpr double kNegligibleShare = 0.01;
 
-// "9.7 µs a step (5%)", "9.7 µs to 12.0 µs a step (5% to 7%)", "under 1% of
-// a step": the saving's interval as the user reads it. A floor
-// (whatif::saving_is_a_floor) says so: "at least 113 µs a step (15%)",
-// "310 µs to 410 µs a step (13% to 17%) or more", "under 1% of a step as
-// replayed, or more"; and a ceiling (whatif::saving_is_a_ceiling): "at most
-// 113 µs a step (15%)", "... or less", and where it saves next to nothing
-// "no step time as replayed, and its own host work may lengthen the step"
-// (a side stream measured 5 to 16% slower on a host-bound loop).
+// "9.7 µs a step (5%)", "9.7 µs to 12.0 µs a step (5% to 7%)", "97.0 µs a
+// step (under 1%)", "up to 77 ns a step (under 1%)": the saving's interval
+// as the user reads it. Under 1% of a step the µs stay: they rank findings
+// whose shares read alike (a Trainer's 13 ms step holds several), and they
+// are what carries over to the unrecorded program (README, "What fixing it
+// saves"). A floor (whatif::saving_is_a_floor) says so: "at least 113 µs a
+// step (15%)", "310 µs to 410 µs a step (13% to 17%) or more"; and a
+// ceiling (whatif::saving_is_a_ceiling): "at most 113 µs a step (15%)",
+// "... or less", and where it saves next to nothing "no step time as
+// replayed, and its own host work may lengthen the step" (a side stream
+// measured 5 to 16% slower on a host-bound loop).
 std::string saving_span(double low, double high, double step_ns, bool one_figure, bool floor, bool ceiling) {
   const std::string beyond = floor ? " or more" : ceiling ? " or less" : "";
   const std::string as_replayed = floor     ? " as replayed, or more"
                                   : ceiling ? " as replayed, and its own host work may lengthen the step"
                                             : "";
   if (high <= 0) return "no step time" + as_replayed;
-  if (step_ns > 0 && high < kNegligibleShare * step_ns) return "under 1% of a step" + as_replayed;
+  const bool negligible = step_ns > 0 && high < kNegligibleShare * step_ns;
+  const std::string shares = negligible ? "under 1%" : share(high, step_ns);
+  // Next to nothing saved by a fix that adds host work of its own: it may cost more than it saves.
+  const std::string may_lengthen = negligible && ceiling ? ", and its own host work may lengthen the step" : "";
   if (one_figure || format_computed_duration(low) == format_computed_duration(high)) {
-    return saving_bound_words(floor, ceiling) + format_computed_duration(high) + " a step (" +
-           share(high, step_ns) + ")";
+    return saving_bound_words(floor, ceiling) + format_computed_duration(high) + " a step (" + shares + ")" +
+           may_lengthen;
   }
-  const std::string shares = share(low, step_ns) == share(high, step_ns)
-                                 ? share(high, step_ns)
-                                 : share(low, step_ns) + " to " + share(high, step_ns);
-  return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + shares + ")" +
+  if (negligible) {
+    const std::string from = low > 0 ? format_computed_duration(low) + " to " : "up to ";
+    return from + format_computed_duration(high) + " a step (under 1%)" + beyond + may_lengthen;
+  }
+  const std::string span = share(low, step_ns) == share(high, step_ns)
+                               ? share(high, step_ns)
+                               : share(low, step_ns) + " to " + share(high, step_ns);
+  return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + span + ")" +
          beyond;
 }
 

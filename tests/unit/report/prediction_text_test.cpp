@@ -39,7 +39,14 @@ TEST(PredictionText, AnIntervalWithinOnePercentGivesOneShare) {
 
 TEST(PredictionText, SmallAndNoSavingsSaySo) {
   EXPECT_EQ(predicted_saving_text(predicted(0, 77, false), 170000),
-            "fixing it (read-later) saves under 1% of a step, estimated from host timing (--gpu-timeline measures it)");
+            "fixing it (read-later) saves up to 77 ns a step (under 1%), estimated from host timing (--gpu-timeline "
+            "measures it)");
+  // Under 1% the µs stay: they rank findings whose shares read alike.
+  EXPECT_EQ(predicted_saving_text(predicted(97000, 97000, true), 13380000),
+            "fixing it (read-later) saves 97.0 µs a step (under 1%), measured");
+  EXPECT_EQ(predicted_saving_text(predicted(20000, 40000, false), 13380000),
+            "fixing it (read-later) saves 20.0 µs to 40.0 µs a step (under 1%), estimated from host timing "
+            "(--gpu-timeline measures it)");
   EXPECT_EQ(predicted_saving_text(predicted(-5, 0, true), 170000), "fixing it (read-later) saves no step time, measured");
   EXPECT_EQ(predicted_saving_text(Finding{}, 1000), "") << "no prediction, no line";
 }
@@ -88,7 +95,7 @@ TEST(PredictionText, AFloorSaysAtLeast) {
   EXPECT_EQ(predicted_saving_text(predicted(0, 77, true), 170000).find("at least"), std::string::npos);
   f.saving_ns_per_step_low = f.saving_ns_per_step_high = 1000;
   EXPECT_EQ(predicted_saving_text(f, 1250000),
-            "fixing it (drop-call) saves under 1% of a step as replayed, or more, measured");
+            "fixing it (drop-call) saves at least 1.0 µs a step (under 1%), measured");
   EXPECT_EQ(from_host_timing(f),
             "fixing it (drop-call) saves 310.0 µs to 410.0 µs a step (13% to 17%) or more, estimated from host "
             "timing (--gpu-timeline measures it)");
@@ -112,6 +119,10 @@ TEST(PredictionText, ACeilingSaysAtMost) {
             "fixing it (side-stream) saves no step time as replayed, and its own host work may lengthen the step, "
             "measured")
       << "on a host-bound loop a side stream may cost";
+  f.saving_ns_per_step_low = f.saving_ns_per_step_high = 5000;
+  EXPECT_EQ(predicted_saving_text(f, 1250000),
+            "fixing it (side-stream) saves at most 5.0 µs a step (under 1%), and its own host work may lengthen "
+            "the step, measured");
   EXPECT_EQ(from_host_timing(f),
             "fixing it (side-stream) saves 310.0 µs to 410.0 µs a step (13% to 17%) or less, estimated from host "
             "timing (--gpu-timeline measures it)");
