@@ -2,6 +2,7 @@
 
 #include "report/category_help.h"
 #include "report/finding_text.h"
+#include "report/gpu_timeline_text.h"
 #include "report/prediction_text.h"
 #include "trace/source_paths.h"
 #include "trace/process_info_keys.h"
@@ -62,7 +63,7 @@ std::string findings_github(const Report& report, const std::string& workspace) 
                                                       " (" + p.label() + ")");
       std::string message = std::string(category_help(finding.category).summary) + " " + finding_summary(f) + " at " +
                             finding_where(f);
-      const std::string saving = predicted_saving_text(finding, finding.prediction_step_ns);
+      const std::string saving = predicted_saving_text(finding, finding.prediction_step_ns, measure_advice(*p.trace));
       if (!saving.empty()) message += "; " + saving;
       message += "\n" + finding.hint;
       FindingLevel level = finding_level(p, f);

@@ -57,6 +57,13 @@ std::string gpu_timeline_absence(const ProcessTrace& trace, bool has_gpu_figures
   return "timeline on, but it holds no kernels, copies or memsets";
 }
 
+std::string measure_advice(const ProcessTrace& trace) {
+  const std::string state = trace.info(info_key::kGpuTimeline);
+  if (!info_key::gpu_timeline_asked_for(state)) return "--gpu-timeline measures it";
+  if (state.rfind("off", 0) == 0) return "the GPU timeline was " + state;
+  return "--gpu-timeline=full measures it";
+}
+
 std::string gpu_no_timed_step_text(const ProcessTrace& trace, const std::string& phase_name) {
   const std::string words = gpu_sampling_words(trace);
   return "no " + phase_name + " step fell inside a sampling window" + (words.empty() ? "" : " (" + words + ")") +

@@ -23,6 +23,13 @@ std::string gpu_sampled_steps_text(const ProcessTrace& trace, const GpuPhaseFigu
 // asked for, off and why, no sampling window opened, or no GPU work.
 std::string gpu_timeline_absence(const ProcessTrace& trace, bool has_gpu_figures);
 
+// Where a prediction is estimated from host timing, how to get it measured,
+// to follow "estimated from host timing": "--gpu-timeline measures it" when
+// no timeline was asked for; "--gpu-timeline=full measures it" when one
+// was (a sampled one whose windows missed the steps: the run was short);
+// "the GPU timeline was off: WHY" when it could not be recorded.
+std::string measure_advice(const ProcessTrace& trace);
+
 // For a phase whose steps all fell outside the windows: why and what to do.
 std::string gpu_no_timed_step_text(const ProcessTrace& trace, const std::string& phase_name);
 

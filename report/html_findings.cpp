@@ -110,7 +110,7 @@ std::string card(const ProcessReport& process, const ReportedFinding& r, int ran
   if (r.operation != Operation::kUnknown) {
     out += "<p class=\"op\">made by: " + html_escape(operation_label(r.operation)) + "</p>";
   }
-  out += figures(process, f) + prediction_html(f) + step_strip(process, f);
+  out += figures(process, f) + prediction_html(process, f) + step_strip(process, f);
   if (!f.hint.empty()) out += "<p class=\"hint\"><b>hint:</b> " + html_escape(f.hint) + "</p>";
   return out + stack(process, r) + "</li>";
 }

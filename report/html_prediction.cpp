@@ -5,6 +5,7 @@
 
 #include "detectors/finding_rank.h"
 #include "report/finding_text.h"
+#include "report/gpu_timeline_text.h"
 #include "report/html_charts.h"
 #include "report/html_escape.h"
 #include "report/prediction_text.h"
@@ -45,8 +46,8 @@ std::string saving_tag_html(const Finding& f) {
          saving_bound_words(f.prediction_floor, f.prediction_ceiling) + html_escape(share) + "</span>";
 }
 
-std::string prediction_html(const Finding& f) {
-  const std::string line = predicted_saving_text(f, f.prediction_step_ns);
+std::string prediction_html(const ProcessReport& process, const Finding& f) {
+  const std::string line = predicted_saving_text(f, f.prediction_step_ns, measure_advice(*process.trace));
   if (line.empty()) return "";
   return "<div class=\"prediction\"><p class=\"saving\">" + html_escape(line) + "</p>" +
          pair_svg(f.replayed_step_ns, f.step_ns_without_low, f.step_ns_without_high, f.prediction_measured,
@@ -57,7 +58,7 @@ std::string prediction_html(const Finding& f) {
 std::string all_fixed_html(const ProcessReport& process, size_t index) {
   for (const AllFixedPrediction& p : process.analysis.all_fixed) {
     if (p.phase_index < 0 || static_cast<size_t>(p.phase_index) != index) continue;
-    const std::string line = "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p)) + "</p>";
+    const std::string line = "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p, measure_advice(*process.trace))) + "</p>";
     if (!p.fits) return line + "</div>";  // no picture of a replay that does not fit
     return line +
            pair_svg(p.replayed_step_ns, p.step_ns_without_low, p.step_ns_without_high, p.measured,

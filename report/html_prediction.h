@@ -13,7 +13,7 @@ namespace syncscope {
 // " saves 16%" (a tag, its space before it) for a card's head; "" without a prediction.
 std::string saving_tag_html(const Finding& f);
 // The saving's line and the two bars; "" without a prediction.
-std::string prediction_html(const Finding& f);
+std::string prediction_html(const ProcessReport& process, const Finding& f);
 // Every steady finding of phase `index` fixed; "" when not predicted.
 std::string all_fixed_html(const ProcessReport& process, size_t index);
 

@@ -12,9 +12,9 @@ namespace {
 std::string share(double part, double whole) { return whole > 0 ? format_percent(std::max(0.0, part) / whole) : "?"; }
 
 // From the GPU timeline, one figure; from host timing alone, the interval
-// between the two GPU bounds (whatif/gpu_estimate.h).
-const char* basis_text(bool measured) {
-  return measured ? "measured" : "estimated from host timing (--gpu-timeline measures it)";
+// between the two GPU bounds (whatif/gpu_estimate.h), and how to measure it.
+std::string basis_text(bool measured, const std::string& advice) {
+  return measured ? "measured" : "estimated from host timing (" + advice + ")";
 }
 
 // Savings below this share of a step read "under 1%", with their µs.
@@ -62,15 +62,15 @@ const char* saving_bound_words(bool floor, bool ceiling) {
   return floor ? "at least " : ceiling ? "at most " : "";
 }
 
-std::string predicted_saving_text(const Finding& f, double step_ns) {
+std::string predicted_saving_text(const Finding& f, double step_ns, const std::string& advice) {
   if (!f.predicted) return "";
   return "fixing it (" + f.predicted_fix + ") saves " +
          saving_span(f.saving_ns_per_step_low, f.saving_ns_per_step_high, step_ns, f.prediction_measured,
                      f.prediction_floor, f.prediction_ceiling) +
-         ", " + basis_text(f.prediction_measured);
+         ", " + basis_text(f.prediction_measured, advice);
 }
 
-std::string all_fixed_text(const AllFixedPrediction& p) {
+std::string all_fixed_text(const AllFixedPrediction& p, const std::string& advice) {
   const double step = p.recorded_step_ns;
   if (!p.fits) {
     const double off = step > 0 ? (p.replayed_step_ns - step) / step : 0;
@@ -82,7 +82,7 @@ std::string all_fixed_text(const AllFixedPrediction& p) {
   }
   return "fixing every steady finding saves " +
          saving_span(p.saving_ns_low, p.saving_ns_high, step, p.measured, p.floor, p.ceiling) +
-         ", " + basis_text(p.measured);
+         ", " + basis_text(p.measured, advice);
 }
 
 std::string not_judged_text(uint64_t findings) {

@@ -13,8 +13,9 @@ namespace syncscope {
 
 // "fixing it (read-later) saves 410 µs a step (17%), measured"; "" when the
 // finding has no prediction. `step_ns`: its phase's step
-// (Finding::prediction_step_ns).
-std::string predicted_saving_text(const Finding& f, double step_ns);
+// (Finding::prediction_step_ns); `advice`: how to get an estimate from host
+// timing measured instead (measure_advice, report/gpu_timeline_text.h).
+std::string predicted_saving_text(const Finding& f, double step_ns, const std::string& advice);
 
 // "at least " for a floor (whatif::saving_is_a_floor), "at most " for a
 // ceiling (whatif::saving_is_a_ceiling), "" otherwise: before a saving's
@@ -22,7 +23,7 @@ std::string predicted_saving_text(const Finding& f, double step_ns);
 const char* saving_bound_words(bool floor, bool ceiling);
 
 // "fixing every steady finding saves 390 µs a step (16%), measured".
-std::string all_fixed_text(const AllFixedPrediction& p);
+std::string all_fixed_text(const AllFixedPrediction& p, const std::string& advice);
 
 // Under --fail-on-saving, for counted findings without a prediction or
 // with a ceiling above the threshold: "--fail-on-saving: 3 findings could

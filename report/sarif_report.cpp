@@ -3,6 +3,7 @@
 #include "policy/category_list.h"
 #include "report/category_help.h"
 #include "report/finding_text.h"
+#include "report/gpu_timeline_text.h"
 #include "report/prediction_text.h"
 #include "trace/source_paths.h"
 #include "trace/process_info_keys.h"
@@ -75,7 +76,7 @@ nlohmann::json result_json(const Report& report, const ProcessReport& p, const R
   const Finding& finding = f.finding;
   std::string message = std::string(category_name(finding.category)) + " at " + finding_where(f) + ": " +
                         finding_summary(f) + " [" + p.label() + "]";
-  const std::string saving = predicted_saving_text(finding, finding.prediction_step_ns);
+  const std::string saving = predicted_saving_text(finding, finding.prediction_step_ns, measure_advice(*p.trace));
   if (!saving.empty()) message += "; " + saving;
   if (!finding.hint.empty()) message += ". " + finding.hint;
   nlohmann::json result = {

@@ -4,6 +4,7 @@
 
 #include "report/finding_text.h"
 #include "report/frame_folding.h"
+#include "report/gpu_timeline_text.h"
 #include "report/prediction_text.h"
 #include "report/site_text.h"
 #include "trace/source_paths.h"
@@ -82,7 +83,7 @@ void render_figures(const ProcessReport& process, const ReportedFinding& r, std:
   if (!gpu.empty()) out << kIndent << gpu << "\n";
   // What its fix would give back, by replaying the steps without it: a
   // share of the step the prediction was made against, as in every format.
-  const std::string saving = predicted_saving_text(f, f.prediction_step_ns);
+  const std::string saving = predicted_saving_text(f, f.prediction_step_ns, measure_advice(*process.trace));
   if (!saving.empty()) out << kIndent << saving << "\n";
 }
 

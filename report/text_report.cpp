@@ -270,7 +270,7 @@ void render_gpu_line(const ProcessReport& p, std::ostream& out) {
 // What the main phase's step would be with every steady finding fixed.
 void render_all_fixed(const ProcessReport& p, std::ostream& out) {
   for (const AllFixedPrediction& all : p.analysis.all_fixed) {
-    if (all.phase_index == 0) out << "   " << all_fixed_text(all) << "\n";
+    if (all.phase_index == 0) out << "   " << all_fixed_text(all, measure_advice(*p.trace)) << "\n";
   }
 }
 

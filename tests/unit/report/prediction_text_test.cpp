@@ -10,6 +10,12 @@
 namespace syncscope {
 namespace {
 
+// With no timeline asked for, as measure_advice words it (tested below).
+const char* const kAdvice = "--gpu-timeline measures it";
+
+std::string saving_text(const Finding& f, double step_ns) { return predicted_saving_text(f, step_ns, kAdvice); }
+std::string all_fixed(const AllFixedPrediction& p) { return all_fixed_text(p, kAdvice); }
+
 Finding predicted(double low, double high, bool measured) {
   Finding f;
   f.predicted = true;
@@ -21,34 +27,34 @@ Finding predicted(double low, double high, bool measured) {
 }
 
 TEST(PredictionText, MeasuredIsOneFigureWithItsShareOfTheStep) {
-  EXPECT_EQ(predicted_saving_text(predicted(410000, 410000, true), 2400000),
+  EXPECT_EQ(saving_text(predicted(410000, 410000, true), 2400000),
             "fixing it (read-later) saves 410.0 µs a step (17%), measured");
 }
 
 TEST(PredictionText, FromHostTimingIsAnInterval) {
-  EXPECT_EQ(predicted_saving_text(predicted(310000, 410000, false), 2400000),
+  EXPECT_EQ(saving_text(predicted(310000, 410000, false), 2400000),
             "fixing it (read-later) saves 310.0 µs to 410.0 µs a step (13% to 17%), estimated from host timing "
             "(--gpu-timeline measures it)");
 }
 
 TEST(PredictionText, AnIntervalWithinOnePercentGivesOneShare) {
-  EXPECT_EQ(predicted_saving_text(predicted(399800, 409800, false), 2020000),
+  EXPECT_EQ(saving_text(predicted(399800, 409800, false), 2020000),
             "fixing it (read-later) saves 399.8 µs to 409.8 µs a step (20%), estimated from host timing "
             "(--gpu-timeline measures it)");
 }
 
 TEST(PredictionText, SmallAndNoSavingsSaySo) {
-  EXPECT_EQ(predicted_saving_text(predicted(0, 77, false), 170000),
+  EXPECT_EQ(saving_text(predicted(0, 77, false), 170000),
             "fixing it (read-later) saves up to 77 ns a step (under 1%), estimated from host timing (--gpu-timeline "
             "measures it)");
   // Under 1% the µs stay: they rank findings whose shares read alike.
-  EXPECT_EQ(predicted_saving_text(predicted(97000, 97000, true), 13380000),
+  EXPECT_EQ(saving_text(predicted(97000, 97000, true), 13380000),
             "fixing it (read-later) saves 97.0 µs a step (under 1%), measured");
-  EXPECT_EQ(predicted_saving_text(predicted(20000, 40000, false), 13380000),
+  EXPECT_EQ(saving_text(predicted(20000, 40000, false), 13380000),
             "fixing it (read-later) saves 20.0 µs to 40.0 µs a step (under 1%), estimated from host timing "
             "(--gpu-timeline measures it)");
-  EXPECT_EQ(predicted_saving_text(predicted(-5, 0, true), 170000), "fixing it (read-later) saves no step time, measured");
-  EXPECT_EQ(predicted_saving_text(Finding{}, 1000), "") << "no prediction, no line";
+  EXPECT_EQ(saving_text(predicted(-5, 0, true), 170000), "fixing it (read-later) saves no step time, measured");
+  EXPECT_EQ(saving_text(Finding{}, 1000), "") << "no prediction, no line";
 }
 
 TEST(PredictionText, AllFixed) {
@@ -58,7 +64,7 @@ TEST(PredictionText, AllFixed) {
   all.replayed_step_ns = 2480000;
   all.step_ns_without_low = all.step_ns_without_high = 2090000;
   all.saving_ns_low = all.saving_ns_high = 390000;
-  EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves 390.0 µs a step (16%), measured");
+  EXPECT_EQ(all_fixed(all), "fixing every steady finding saves 390.0 µs a step (16%), measured");
 }
 
 // The replay fits but is off the recording (8% here, as overlap_copies.py's
@@ -72,7 +78,7 @@ TEST(PredictionText, AllFixedSavesWhatTheReplaySaysNotTheRecordedStepMinusTheRep
   all.replayed_step_ns = 8011000;
   all.step_ns_without_low = all.step_ns_without_high = 7704000;
   all.saving_ns_low = all.saving_ns_high = 307000;
-  EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves 307.0 µs a step (4%), measured");
+  EXPECT_EQ(all_fixed(all), "fixing every steady finding saves 307.0 µs a step (4%), measured");
 }
 
 // Dropping an allocator call saves at least what the replay says
@@ -84,17 +90,17 @@ std::string from_host_timing(Finding f) {
   f.prediction_measured = false;
   f.saving_ns_per_step_low = 310000;
   f.saving_ns_per_step_high = 410000;
-  return predicted_saving_text(f, 2400000);
+  return saving_text(f, 2400000);
 }
 
 TEST(PredictionText, AFloorSaysAtLeast) {
   Finding f = predicted(113000, 113000, true);
   f.predicted_fix = "drop-call";
   f.prediction_floor = true;
-  EXPECT_EQ(predicted_saving_text(f, 1250000), "fixing it (drop-call) saves at least 113.0 µs a step (9%), measured");
-  EXPECT_EQ(predicted_saving_text(predicted(0, 77, true), 170000).find("at least"), std::string::npos);
+  EXPECT_EQ(saving_text(f, 1250000), "fixing it (drop-call) saves at least 113.0 µs a step (9%), measured");
+  EXPECT_EQ(saving_text(predicted(0, 77, true), 170000).find("at least"), std::string::npos);
   f.saving_ns_per_step_low = f.saving_ns_per_step_high = 1000;
-  EXPECT_EQ(predicted_saving_text(f, 1250000),
+  EXPECT_EQ(saving_text(f, 1250000),
             "fixing it (drop-call) saves at least 1.0 µs a step (under 1%), measured");
   EXPECT_EQ(from_host_timing(f),
             "fixing it (drop-call) saves 310.0 µs to 410.0 µs a step (13% to 17%) or more, estimated from host "
@@ -106,21 +112,21 @@ TEST(PredictionText, AFloorSaysAtLeast) {
   all.replayed_step_ns = 1250000;
   all.step_ns_without_low = all.step_ns_without_high = 1067000;
   all.saving_ns_low = all.saving_ns_high = 183000;
-  EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves at least 183.0 µs a step (15%), measured");
+  EXPECT_EQ(all_fixed(all), "fixing every steady finding saves at least 183.0 µs a step (15%), measured");
 }
 
 TEST(PredictionText, ACeilingSaysAtMost) {
   Finding f = predicted(113000, 113000, true);
   f.predicted_fix = "side-stream";
   f.prediction_ceiling = true;
-  EXPECT_EQ(predicted_saving_text(f, 1250000), "fixing it (side-stream) saves at most 113.0 µs a step (9%), measured");
+  EXPECT_EQ(saving_text(f, 1250000), "fixing it (side-stream) saves at most 113.0 µs a step (9%), measured");
   f.saving_ns_per_step_low = f.saving_ns_per_step_high = 0;
-  EXPECT_EQ(predicted_saving_text(f, 1250000),
+  EXPECT_EQ(saving_text(f, 1250000),
             "fixing it (side-stream) saves no step time as replayed, and its own host work may lengthen the step, "
             "measured")
       << "on a host-bound loop a side stream may cost";
   f.saving_ns_per_step_low = f.saving_ns_per_step_high = 5000;
-  EXPECT_EQ(predicted_saving_text(f, 1250000),
+  EXPECT_EQ(saving_text(f, 1250000),
             "fixing it (side-stream) saves at most 5.0 µs a step (under 1%), and its own host work may lengthen "
             "the step, measured");
   EXPECT_EQ(from_host_timing(f),
@@ -147,7 +153,7 @@ TEST(PredictionText, AllFixedIsBoundedOnlyWhereNoPartPullsTheOtherWay) {
   all.recorded_step_ns = all.replayed_step_ns = 1250000;
   all.step_ns_without_low = all.step_ns_without_high = 1067000;
   all.saving_ns_low = all.saving_ns_high = 183000;
-  EXPECT_EQ(all_fixed_text(all), "fixing every steady finding saves at most 183.0 µs a step (15%), measured");
+  EXPECT_EQ(all_fixed(all), "fixing every steady finding saves at most 183.0 µs a step (15%), measured");
 }
 
 // A replay too far off the recording (whatif::kMaxReplayError): no saving,
@@ -158,7 +164,7 @@ TEST(PredictionText, AReplayThatDoesNotFitSaysSoInsteadOfASaving) {
   all.replayed_step_ns = 2297000;
   all.step_ns_without_low = all.step_ns_without_high = 2296000;
   all.fits = false;
-  EXPECT_EQ(all_fixed_text(all),
+  EXPECT_EQ(all_fixed(all),
             "no prediction of what fixing saves: the model replays the recorded steps at 2.30 ms a step against "
             "1.28 ms recorded (+79%), too far off to judge a fix (docs/what-if.md)");
 }
@@ -194,6 +200,24 @@ TEST(GpuTimelineAbsence, SaysWhetherSampledWindowsOpenedAndHeldNothing) {
             "work fell between them; --gpu-timeline=full measures every step");
   trace.process_info = {{info_key::kGpuTimeline, "on"}, {info_key::kGpuTimelineSampling, "full"}};
   EXPECT_EQ(gpu_timeline_absence(trace, false), "timeline on, but it holds no kernels, copies or memsets");
+}
+
+// How an estimate from host timing gets measured depends on what the run
+// asked for: a sampled timeline that missed the steps (a short run) needs
+// the full one, and one that could not be recorded says why.
+TEST(MeasureAdvice, FollowsTheTimelineTheRunAskedFor) {
+  ProcessTrace trace;
+  EXPECT_EQ(measure_advice(trace), "--gpu-timeline measures it");
+  trace.process_info = {{info_key::kGpuTimeline, "off: not asked for (syncscope run --gpu-timeline)"}};
+  EXPECT_EQ(measure_advice(trace), "--gpu-timeline measures it");
+  trace.process_info = {{info_key::kGpuTimeline, "on"}, {info_key::kGpuTimelineSampling, "1000/10000"}};
+  EXPECT_EQ(measure_advice(trace), "--gpu-timeline=full measures it");
+  trace.process_info = {{info_key::kGpuTimeline, "off: taken by another tool (a profiler holds CUPTI)"}};
+  EXPECT_EQ(measure_advice(trace), "the GPU timeline was off: taken by another tool (a profiler holds CUPTI)");
+  Finding f = predicted(0, 77, false);
+  EXPECT_EQ(predicted_saving_text(f, 170000, measure_advice(trace)),
+            "fixing it (read-later) saves up to 77 ns a step (under 1%), estimated from host timing (the GPU "
+            "timeline was off: taken by another tool (a profiler holds CUPTI))");
 }
 
 }  // namespace
