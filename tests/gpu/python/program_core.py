@@ -12,8 +12,7 @@ of the process keeps, or gets back, the cores the process was given:
   gives those the process's cores back within WATCH_S of their start, so
   that what works beside the program (the pin-memory thread) does not
   take its core, and a hand-over to autograd's thread crosses cores as in
-  an unpinned run (on an H200 that lengthened branch_on_tensor.py's step
-  from 576 to 739 µs);
+  an unpinned run;
 - a process forked from a pinned thread (a DataLoader worker, under the
   fork start method) gets them back in its at-fork hook;
 - a process started by exec from a pinned thread (spawn, a subprocess)
