@@ -47,7 +47,7 @@ std::string saving_span(double low, double high, double step_ns, bool one_figure
   }
   if (negligible) {
     const std::string from = low > 0 ? format_computed_duration(low) + " to " : "up to ";
-    return from + format_computed_duration(high) + " a step (under 1%)" + beyond + may_lengthen;
+    return from + format_computed_duration(high) + " a step (" + shares + ")" + beyond + may_lengthen;
   }
   const std::string span = share(low, step_ns) == share(high, step_ns)
                                ? share(high, step_ns)

@@ -117,8 +117,9 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
   out.ops.reserve(program.ops.size());
   uint64_t carried = 0;  // host work before a removed op, kept for the next one
   uint64_t side_events = 0;
-  bool adds_calls = false;
-  for (const SiteFix& f : fixes) adds_calls = adds_calls || f.fix == Fix::kComputeOnGpu || f.fix == Fix::kSideStream;
+  const bool adds_calls = std::any_of(fixes.begin(), fixes.end(), [](const SiteFix& f) {
+    return f.fix == Fix::kComputeOnGpu || f.fix == Fix::kSideStream;
+  });
   const uint64_t added_call_ns = adds_calls ? median_launch_call_ns(program) : 0;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];
