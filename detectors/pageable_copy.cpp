@@ -18,8 +18,8 @@ std::vector<Finding> detect_pageable_copies(const std::vector<Event>& events, co
   return sites.finish([](Cause cause) {
     return std::string(cause == Cause::kAsyncRequested
                            ? "the copy was asked to be asynchronous but its host memory is pageable, so the host "
-                             "blocked: pin it (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
-                             "non_blocking=True"
+                             "blocked: have it pinned off the training thread (DataLoader(pin_memory=True) with "
+                             "num_workers>=1; data made once, pinned once) and copy with non_blocking=True"
                            : "pageable host memory makes the runtime stage the copy: pin the host buffer and use "
                              "an asynchronous copy");
   });

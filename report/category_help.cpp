@@ -15,8 +15,10 @@ const CategoryHelp& category_help(Category c) {
       "PageableCopy", "A host-device copy uses pageable (unpinned) host memory.",
       "Copies between the device and pageable host memory are staged through a driver buffer and block the host "
       "even when requested as asynchronous (non_blocking=True).",
-      "Allocate the host side pinned (DataLoader(pin_memory=True), tensor.pin_memory(), torch.empty(..., "
-      "pin_memory=True)) and copy with non_blocking=True."};
+      "Have the host side pinned off the training thread (DataLoader(pin_memory=True) with num_workers>=1, whose "
+      "pin-memory thread pins each batch; a buffer made once with torch.empty(..., pin_memory=True)) and copy with "
+      "non_blocking=True. Pinning on the training thread just before the copy (tensor.pin_memory(), "
+      "pin_memory=True with num_workers=0) copies the data on the host as the staging did."};
   static const CategoryHelp kAllocatorChurn{
       "AllocatorChurn", "Device memory is allocated or freed in steady state.",
       "cudaMalloc/cudaFree (or the driver's cuMem* calls) inside the training loop: torch.cuda.empty_cache(), "

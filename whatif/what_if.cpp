@@ -201,6 +201,10 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
           out.ops.push_back(op);
           break;
         }
+        // The Python work of the fix's operations (the stream switch,
+        // wait_stream, record_stream), each at the copy's own dispatch, all
+        // before the event's record: the copy is queued when it was.
+        const uint64_t dispatch = program.ops[i].host_before_ns - recorder;
         const uint64_t compute = op.stream;
         op.stream = kSideHandleBase + op.site;
         if (std::find(out.non_blocking_streams.begin(), out.non_blocking_streams.end(), op.stream) ==
@@ -214,9 +218,11 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         record.event = kSideHandleBase + (++side_events);
         record.step = op.step;
         record.call_ns = added_call_ns;
+        record.host_before_ns = kSideStreamOperations * dispatch;
         Op wait = record;
         wait.kind = OpKind::kStreamWait;
         wait.stream = compute;
+        wait.host_before_ns = 0;
         out.ops.push_back(record);
         out.ops.push_back(wait);
         break;

@@ -134,6 +134,29 @@ TEST(PredictionText, ACeilingSaysAtMost) {
             "timing (--gpu-timeline measures it)");
 }
 
+// A fix whose own host work outweighs the wait it removes says what it
+// costs, from 1% of the step on; below that it saves "no step time".
+TEST(PredictionText, AFixThatCostsStepTimeSaysHowMuch) {
+  Finding f = predicted(-95000, -95000, true);
+  f.predicted_fix = "side-stream";
+  f.prediction_ceiling = true;
+  EXPECT_EQ(saving_text(f, 1250000),
+            "fixing it (side-stream) saves no step time: as replayed, its own host work adds at least 95.0 µs a "
+            "step (8%), measured");
+  f.prediction_ceiling = false;
+  EXPECT_EQ(saving_text(f, 1250000),
+            "fixing it (side-stream) saves no step time: as replayed, its own host work adds 95.0 µs a step (8%), "
+            "measured");
+  f.saving_ns_per_step_low = f.saving_ns_per_step_high = -5000;
+  EXPECT_EQ(saving_text(f, 1250000), "fixing it (side-stream) saves no step time, measured") << "under 1%";
+  f.prediction_measured = false;
+  f.saving_ns_per_step_low = -125000;
+  f.saving_ns_per_step_high = -25000;
+  EXPECT_EQ(saving_text(f, 1250000),
+            "fixing it (side-stream) saves no step time: as replayed, its own host work adds 25.0 µs to 125.0 µs "
+            "a step (2% to 10%), estimated from host timing (--gpu-timeline measures it)");
+}
+
 // "All fixed" is a floor or a ceiling only where its parts all lean one way.
 TEST(PredictionText, AllFixedIsBoundedOnlyWhereNoPartPullsTheOtherWay) {
   SavingBounds both;

@@ -250,6 +250,27 @@ TEST(WhatIf, ASideStreamsEventCallsCostTheProgramsMedianLaunch) {
   EXPECT_EQ(fixed.ops[3].call_ns, 4 * kUs);
 }
 
+// Its Python operations (the stream switch, wait_stream, record_stream)
+// are host work too: each at what the moved copy's own operation cost the
+// host before its call, the recorder's capture left out.
+TEST(WhatIf, ASideStreamsOperationsCostTheCopysOwnDispatch) {
+  Op kernel = enqueue(kLegacyStream, 10 * kUs, 30 * kUs);
+  kernel.call_ns = 4 * kUs;
+  Op copy = enqueue(kLegacyStream, 5 * kUs, 20 * kUs);
+  copy.call_ns = 4 * kUs;
+  copy.recorder_ns = 6 * kUs;
+  copy.site = 5;
+  const Program p = program({kernel, copy});
+  const Program fixed = apply_fixes(p, {{5, Fix::kSideStream}});
+  ASSERT_EQ(fixed.ops.size(), 4u);
+  EXPECT_EQ(fixed.ops[1].host_before_ns, 20 * kUs) << "the copy is queued when it was";
+  EXPECT_EQ(fixed.ops[2].host_before_ns, kSideStreamOperations * 14 * kUs) << "three operations of 20 - 6 µs";
+  EXPECT_EQ(fixed.ops[3].host_before_ns, 0u);
+  // Host-bound: the fix costs its operations and its two calls.
+  const uint64_t before = replay(p).host_end_ns[0];
+  EXPECT_EQ(replay(fixed).host_end_ns[0], before + (kSideStreamOperations * 14 + 2 * 4) * kUs);
+}
+
 TEST(WhatIf, SitesWithoutAFixAreUntouched) {
   Program p = testing::training_loop(2, 100 * kUs, 2, 50 * kUs, true);
   Program same = apply_fixes(p, {{999, Fix::kDropSync}});
