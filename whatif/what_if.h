@@ -136,10 +136,10 @@ bool saving_is_a_ceiling(Fix fix);
 
 // The Python operations a side stream adds for each copy it moves: the
 // stream switch around the copy (`with torch.cuda.stream(s):`),
-// `wait_stream` and `record_stream`. Each costs the host what the moved
-// copy's own operation cost it before its call (Op::host_before_ns, the
-// recorder's capture left out): its Python and framework dispatch, in the
-// same thread and loop. On an H100, a loop of one pinned batch copy and
+// `wait_stream` and `record_stream`. Each costs the host what the site's
+// copies cost it before their call (Op::host_before_ns, the recorder's
+// capture left out; the lower median over the site's copies): their Python
+// and framework dispatch, in the same thread and loop. On an H100, a loop of one pinned batch copy and
 // three kernels ran 85.4 µs an iteration plain and 133.0 µs with the copy
 // moved so (medians of 15 interleaved rounds): 48 µs, about three such
 // operations of a 17 µs-per-operation loop.

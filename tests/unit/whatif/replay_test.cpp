@@ -271,6 +271,23 @@ TEST(WhatIf, ASideStreamsOperationsCostTheCopysOwnDispatch) {
   EXPECT_EQ(replay(fixed).host_end_ns[0], before + (kSideStreamOperations * 14 + 2 * 4) * kUs);
 }
 
+// A batch's first copy follows the data loading: the operations cost what
+// the site's copies cost at their lower median, not what each one's
+// preceding work did.
+TEST(WhatIf, ASideStreamsOperationsCostTheSitesLowerMedianDispatch) {
+  std::vector<Op> ops;
+  for (uint64_t before : {300, 12, 280, 10, 320, 11}) {  // x after the DataLoader, then y, three steps
+    Op copy = enqueue(kLegacyStream, 5 * kUs, before * kUs);
+    copy.site = 5;
+    ops.push_back(copy);
+  }
+  const Program fixed = apply_fixes(program(ops), {{5, Fix::kSideStream}});
+  ASSERT_EQ(fixed.ops.size(), 18u);
+  for (size_t i = 1; i < fixed.ops.size(); i += 3) {
+    EXPECT_EQ(fixed.ops[i].host_before_ns, kSideStreamOperations * 12 * kUs) << "10, 11, 12 | 280, 300, 320";
+  }
+}
+
 TEST(WhatIf, SitesWithoutAFixAreUntouched) {
   Program p = testing::training_loop(2, 100 * kUs, 2, 50 * kUs, true);
   Program same = apply_fixes(p, {{999, Fix::kDropSync}});
