@@ -34,6 +34,10 @@ uint64_t median_launch_call_ns(const Program& program) {
   return segmentation::median(std::move(calls));
 }
 
+// The recorder's stack capture before an op's call (Op::recorder_ns), as
+// much of it as lies in the host work before the call.
+uint64_t recorder_share_ns(const Op& op) { return std::min(op.recorder_ns, op.host_before_ns); }
+
 // What one Python operation costs the host where a side stream's copies
 // are made (kSideStreamOperations): the host work before the site's copies,
 // the recorder's capture left out, the lower median over them. Not each
@@ -45,7 +49,7 @@ uint64_t copy_dispatch_ns(const Program& program, const std::vector<uint32_t>& s
   for (size_t i = 0; i < program.ops.size() && i < site_of_op.size(); ++i) {
     const Op& op = program.ops[i];
     if (site_of_op[i] != site || (op.kind != OpKind::kEnqueue && op.kind != OpKind::kBlockingCopy)) continue;
-    dispatches.push_back(op.host_before_ns - std::min(op.recorder_ns, op.host_before_ns));
+    dispatches.push_back(op.host_before_ns - recorder_share_ns(op));
   }
   if (dispatches.empty()) return 0;
   auto lower_middle = dispatches.begin() + static_cast<std::ptrdiff_t>((dispatches.size() - 1) / 2);
@@ -149,7 +153,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     op.site = site_of_op[i];
     // The recorder's stack capture before the call stays whatever the fix:
     // carried to the next op kept, which may be this one.
-    const uint64_t recorder = std::min(op.recorder_ns, op.host_before_ns);
+    const uint64_t recorder = recorder_share_ns(op);
     op.host_before_ns -= recorder;
     op.recorder_ns = 0;
     carried += recorder;
@@ -241,11 +245,10 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         record.event = kSideHandleBase + (++side_events);
         record.step = op.step;
         record.call_ns = added_call_ns;
-        record.host_before_ns = kSideStreamOperations * dispatch;
         Op wait = record;
         wait.kind = OpKind::kStreamWait;
         wait.stream = compute;
-        wait.host_before_ns = 0;
+        record.host_before_ns = kSideStreamOperations * dispatch;
         out.ops.push_back(record);
         out.ops.push_back(wait);
         break;
