@@ -38,23 +38,18 @@ uint64_t median_launch_call_ns(const Program& program) {
 // much of it as lies in the host work before the call.
 uint64_t recorder_share_ns(const Op& op) { return std::min(op.recorder_ns, op.host_before_ns); }
 
-// What one Python operation costs the host where a side stream's copies
-// are made (kSideStreamOperations): the host work before the site's copies,
-// the recorder's capture left out, the lower median over them. Not each
-// copy's own: the first copy of a batch follows the DataLoader's work
-// (Lightning's batch_to copies x after fetching the batch, then y), so the
-// lower median picks the copy made right after another operation.
-uint64_t copy_dispatch_ns(const Program& program, const std::vector<uint32_t>& site_of_op, uint32_t site) {
+// What one Python operation costs this thread's host (kSideStreamOperations):
+// the host work before its launches, the recorder's capture left out, their
+// median. Not the moved copies' own: a copy made once a step follows the
+// loop's top and the optimizer's return (about 100 µs on an H100 for
+// copies_on_compute_stream.py, three times what its side stream's
+// operations cost), and a batch's first copy follows the DataLoader's work.
+uint64_t operation_dispatch_ns(const Program& program) {
   std::vector<uint64_t> dispatches;
-  for (size_t i = 0; i < program.ops.size() && i < site_of_op.size(); ++i) {
-    const Op& op = program.ops[i];
-    if (site_of_op[i] != site || (op.kind != OpKind::kEnqueue && op.kind != OpKind::kBlockingCopy)) continue;
-    dispatches.push_back(op.host_before_ns - recorder_share_ns(op));
+  for (const Op& op : program.ops) {
+    if (op.kind == OpKind::kEnqueue) dispatches.push_back(op.host_before_ns - recorder_share_ns(op));
   }
-  if (dispatches.empty()) return 0;
-  auto lower_middle = dispatches.begin() + static_cast<std::ptrdiff_t>((dispatches.size() - 1) / 2);
-  std::nth_element(dispatches.begin(), lower_middle, dispatches.end());
-  return *lower_middle;
+  return segmentation::median(std::move(dispatches));
 }
 
 }  // namespace
@@ -144,10 +139,8 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     return f.fix == Fix::kComputeOnGpu || f.fix == Fix::kSideStream;
   });
   const uint64_t added_call_ns = adds_calls ? median_launch_call_ns(program) : 0;
-  std::unordered_map<uint32_t, uint64_t> dispatch_of_site;  // side-stream sites: copy_dispatch_ns
-  for (const SiteFix& f : fixes) {
-    if (f.fix == Fix::kSideStream) dispatch_of_site[f.site] = copy_dispatch_ns(program, site_of_op, f.site);
-  }
+  const bool moves_copies = std::any_of(fixes.begin(), fixes.end(), [](const SiteFix& f) { return f.fix == Fix::kSideStream; });
+  const uint64_t dispatch = moves_copies ? operation_dispatch_ns(program) : 0;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];
     op.site = site_of_op[i];
@@ -201,7 +194,17 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
           carried = op.host_before_ns;  // the call is gone, the work around it is not
           continue;
         }
-        if (op.kind == OpKind::kBlockingCopy) op.kind = OpKind::kEnqueue;
+        if (op.kind == OpKind::kBlockingCopy) {
+          // Queued from pinned memory, pinned off the training thread
+          // (DataLoader's pin-memory thread, a buffer pinned once, a
+          // read-back's pinned target) as the hints say: the staging copy
+          // through the driver's pinned buffer goes with the wait, and the
+          // copy costs the host a call's own time. Pinning on the training
+          // thread would copy the data there instead (docs/what-if.md).
+          op.kind = OpKind::kEnqueue;
+          op.waited_ns = op.after_ns = 0;
+          op.works_besides_waiting = false;
+        }
         out.ops.push_back(op);
         break;
       case Fix::kComputeOnGpu:  // the read-back's copy and waits go; the work between them went above
@@ -229,9 +232,9 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
           break;
         }
         // The Python work of the fix's operations (the stream switch,
-        // wait_stream, record_stream), each at the site's copy dispatch, all
-        // before the event's record: the copy is queued when it was.
-        const uint64_t dispatch = dispatch_of_site[op.site];
+        // wait_stream, record_stream), each at the thread's operation
+        // dispatch, all before the event's record: the copy is queued when
+        // it was.
         const uint64_t compute = op.stream;
         op.stream = kSideHandleBase + op.site;
         if (std::find(out.non_blocking_streams.begin(), out.non_blocking_streams.end(), op.stream) ==

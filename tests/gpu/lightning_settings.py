@@ -29,9 +29,9 @@ def main():
     workers = "workers" in flags
     log_options = {"on_step": False, "on_epoch": True} if "epoch" in flags else {}
 
-    def loader(*args, **kwargs):
-        return make_loader(*args, **kwargs, pin_memory="pin" in flags, num_workers=1 if workers else 0,
-                           persistent_workers=workers)
+    def loader(*args, **kwargs):  # the example's own settings replaced
+        kwargs.update(pin_memory="pin" in flags, num_workers=1 if workers else 0, persistent_workers=workers)
+        return make_loader(*args, **kwargs)
 
     class MLP(module):
         def training_step(self, batch, batch_idx):

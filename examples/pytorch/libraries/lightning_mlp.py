@@ -1,10 +1,10 @@
 """PyTorch Lightning: an MLP LightningModule on random data, 300 steps.
 
 The user's script is what a Lightning user writes: a LightningModule with
-training_step / configure_optimizers, a DataLoader, `trainer.fit(...)`. The
-DataLoader is made without `pin_memory` (its default), and the loss is
-logged to the progress bar every step, as Lightning's examples do. No
-logger, no checkpoints, no validation.
+training_step / configure_optimizers, a DataLoader with one worker process,
+`trainer.fit(...)`. The DataLoader is made without `pin_memory` (its
+default), and the loss is logged to the progress bar every step, as
+Lightning's examples do. No logger, no checkpoints, no validation.
 
 Planted sites (the machine-readable lines below; format in
 tests/gpu/check_libraries.py). Seen on an H200 with torch 2.11.0 and
@@ -63,7 +63,7 @@ def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(steps * BATCH, FEATURES), torch.randint(0, CLASSES, (steps * BATCH,)))
-    loader = DataLoader(data, batch_size=BATCH, shuffle=True)
+    loader = DataLoader(data, batch_size=BATCH, shuffle=True, num_workers=1, persistent_workers=True)
     model = MLP()
     with tempfile.TemporaryDirectory() as root:
         trainer = L.Trainer(max_steps=steps, accelerator="gpu", devices=1, default_root_dir=root,

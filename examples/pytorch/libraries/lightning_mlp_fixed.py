@@ -3,13 +3,11 @@
 - DataLoader(pin_memory=True): the batches are in pinned memory, so the
   `.to(device, non_blocking=True)` that Lightning already uses in
   move_data_to_device (lightning/fabric/utilities/apply_func.py) is
-  asynchronous: no pageable copy, no wait. But with num_workers=0 the
-  DataLoader pins each batch on the training thread, a host copy as long
-  as the staging it replaces: on an H100 this change alone made the loop
-  4.2% slower (docs/what-if.md). The hint now says to pin with
-  num_workers>=1, whose pin-memory thread pins off the training thread;
-  this twin keeps the setting its timed rows in the README were measured
-  with.
+  asynchronous: no pageable copy, no wait. With the DataLoader's worker
+  (num_workers=1, as in lightning_mlp.py) its pin-memory thread pins each
+  batch off the training thread. (With num_workers=0 the DataLoader pins on
+  the training thread, a host copy as long as the staging it replaces: on
+  an H100 that alone made the loop 4.2% slower, docs/what-if.md.)
 - The loss is still shown in the progress bar, but as an epoch mean:
   self.log(..., prog_bar=True, on_step=False, on_epoch=True) accumulates it
   on the GPU, and Lightning turns it into a number (`.item()`) once per epoch
@@ -54,7 +52,7 @@ def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(steps * BATCH, FEATURES), torch.randint(0, CLASSES, (steps * BATCH,)))
-    loader = DataLoader(data, batch_size=BATCH, shuffle=True, pin_memory=True)
+    loader = DataLoader(data, batch_size=BATCH, shuffle=True, num_workers=1, persistent_workers=True, pin_memory=True)
     model = MLP()
     with tempfile.TemporaryDirectory() as root:
         trainer = L.Trainer(max_steps=steps, accelerator="gpu", devices=1, default_root_dir=root,

@@ -220,6 +220,22 @@ TEST(WhatIf, PinnedAsyncMakesABlockingCopyQueued) {
   EXPECT_EQ(replay(fixed).host_end_ns[0], 0u) << "the host waits for nothing";
 }
 
+// A pageable copy's staging (its work after the wait) goes too: the data
+// is pinned off the training thread, as the hints say.
+TEST(WhatIf, PinnedAsyncTakesThePageableCopysStagingWithIt) {
+  Op copy = enqueue(kLegacyStream, 20 * kUs);
+  copy.kind = OpKind::kBlockingCopy;
+  copy.call_ns = 2 * kUs;
+  copy.waited_ns = 30 * kUs;
+  copy.after_ns = 60 * kUs;
+  copy.works_besides_waiting = true;
+  copy.site = 3;
+  Program fixed = apply_fixes(program({enqueue(kLegacyStream, 100 * kUs), copy}), {{3, Fix::kPinnedAsync}});
+  EXPECT_EQ(fixed.ops[1].after_ns, 0u);
+  EXPECT_EQ(fixed.ops[1].waited_ns, 0u);
+  EXPECT_EQ(replay(fixed).host_end_ns[0], 2 * kUs) << "the copy's own call, no staging, no wait";
+}
+
 TEST(WhatIf, ASideStreamCopyNoLongerWaitsForCompute) {
   Op copy = enqueue(kLegacyStream, 50 * kUs);
   copy.site = 5;
@@ -251,40 +267,50 @@ TEST(WhatIf, ASideStreamsEventCallsCostTheProgramsMedianLaunch) {
 }
 
 // Its Python operations (the stream switch, wait_stream, record_stream)
-// are host work too: each at what the moved copy's own operation cost the
-// host before its call, the recorder's capture left out.
-TEST(WhatIf, ASideStreamsOperationsCostTheCopysOwnDispatch) {
-  Op kernel = enqueue(kLegacyStream, 10 * kUs, 30 * kUs);
-  kernel.call_ns = 4 * kUs;
-  Op copy = enqueue(kLegacyStream, 5 * kUs, 20 * kUs);
+// are host work too: each at what one operation costs the thread's host
+// before its launch (their median), the recorder's capture left out.
+TEST(WhatIf, ASideStreamsOperationsCostTheThreadsMedianDispatch) {
+  std::vector<Op> ops;
+  for (uint64_t before : {12, 16, 14}) {
+    Op kernel = enqueue(kLegacyStream, 10 * kUs, before * kUs);
+    kernel.call_ns = 4 * kUs;
+    ops.push_back(kernel);
+  }
+  Op copy = enqueue(kLegacyStream, 5 * kUs, 22 * kUs);
   copy.call_ns = 4 * kUs;
   copy.recorder_ns = 6 * kUs;
   copy.site = 5;
-  const Program p = program({kernel, copy});
+  ops.push_back(copy);
+  const Program p = program(ops);
   const Program fixed = apply_fixes(p, {{5, Fix::kSideStream}});
-  ASSERT_EQ(fixed.ops.size(), 4u);
-  EXPECT_EQ(fixed.ops[1].host_before_ns, 20 * kUs) << "the copy is queued when it was";
-  EXPECT_EQ(fixed.ops[2].host_before_ns, kSideStreamOperations * 14 * kUs) << "three operations of 20 - 6 µs";
-  EXPECT_EQ(fixed.ops[3].host_before_ns, 0u);
+  ASSERT_EQ(fixed.ops.size(), 6u);
+  EXPECT_EQ(fixed.ops[3].host_before_ns, 22 * kUs) << "the copy is queued when it was";
+  EXPECT_EQ(fixed.ops[4].host_before_ns, kSideStreamOperations * 16 * kUs) << "the median of 12, 14, 16, 22 - 6 µs";
+  EXPECT_EQ(fixed.ops[5].host_before_ns, 0u);
   // Host-bound: the fix costs its operations and its two calls.
   const uint64_t before = replay(p).host_end_ns[0];
-  EXPECT_EQ(replay(fixed).host_end_ns[0], before + (kSideStreamOperations * 14 + 2 * 4) * kUs);
+  EXPECT_EQ(replay(fixed).host_end_ns[0], before + (kSideStreamOperations * 16 + 2 * 4) * kUs);
 }
 
-// A batch's first copy follows the data loading: the operations cost what
-// the site's copies cost at their lower median, not what each one's
-// preceding work did.
-TEST(WhatIf, ASideStreamsOperationsCostTheSitesLowerMedianDispatch) {
+// Not what the host did before the moved copies: a copy made once a step
+// follows the loop's top and the optimizer's return, a batch's first copy
+// the DataLoader's work.
+TEST(WhatIf, ASideStreamsOperationsDoNotCostTheWorkBeforeTheCopies) {
   std::vector<Op> ops;
-  for (uint64_t before : {300, 12, 280, 10, 320, 11}) {  // x after the DataLoader, then y, three steps
-    Op copy = enqueue(kLegacyStream, 5 * kUs, before * kUs);
-    copy.site = 5;
-    ops.push_back(copy);
+  for (int step = 0; step < 3; ++step) {
+    for (uint64_t before : {300, 12}) {  // x after the DataLoader, then y
+      Op copy = enqueue(kLegacyStream, 5 * kUs, before * kUs);
+      copy.site = 5;
+      ops.push_back(copy);
+    }
+    for (int layer = 0; layer < 4; ++layer) ops.push_back(enqueue(kLegacyStream, 10 * kUs, 20 * kUs));
   }
   const Program fixed = apply_fixes(program(ops), {{5, Fix::kSideStream}});
-  ASSERT_EQ(fixed.ops.size(), 18u);
-  for (size_t i = 1; i < fixed.ops.size(); i += 3) {
-    EXPECT_EQ(fixed.ops[i].host_before_ns, kSideStreamOperations * 12 * kUs) << "10, 11, 12 | 280, 300, 320";
+  ASSERT_EQ(fixed.ops.size(), 30u);
+  for (size_t i = 0; i < fixed.ops.size(); ++i) {
+    if (fixed.ops[i].kind == OpKind::kEventRecord) {
+      EXPECT_EQ(fixed.ops[i].host_before_ns, kSideStreamOperations * 20 * kUs) << i;
+    }
   }
 }
 
