@@ -128,7 +128,7 @@ bool saving_is_a_floor(Fix fix);
 // µs of it in CUDA calls, on a 1.1 ms host-bound step, which measured 5 to
 // 16% slower where the replay said 0%. The replay counts the event's
 // record and wait, each at the program's median launch call, and the
-// Python work of the fix's operations at the moved copy's own dispatch
+// Python work of the fix's operations at the thread's median dispatch
 // (kSideStreamOperations), not what record_stream costs the allocator at
 // the free. Where the host has slack (a GPU-bound loop) the added work
 // hides behind the GPU, and the ceiling is near the saving.
@@ -136,10 +136,14 @@ bool saving_is_a_ceiling(Fix fix);
 
 // The Python operations a side stream adds for each copy it moves: the
 // stream switch around the copy (`with torch.cuda.stream(s):`),
-// `wait_stream` and `record_stream`. Each costs the host what the site's
-// copies cost it before their call (Op::host_before_ns, the recorder's
-// capture left out; the lower median over the site's copies): their Python
-// and framework dispatch, in the same thread and loop. On an H100, a loop of one pinned batch copy and
+// `wait_stream` and `record_stream`. Each costs the host what one operation
+// costs the thread before its launch (Op::host_before_ns, the recorder's
+// capture left out; the median over the thread's launches): Python and
+// framework dispatch, in the same thread and loop. Not the work before the
+// moved copies: copies_on_compute_stream.py's one copy a step follows the
+// loop's top and the optimizer's return, and counting three of that
+// predicted its fixed twin 321.7 µs a step slower where it measured 120.1
+// µs (H100, 2026-12-07). On an H100, a loop of one pinned batch copy and
 // three kernels ran 85.4 µs an iteration plain and 133.0 µs with the copy
 // moved so (medians of 15 interleaved rounds): 48 µs, about three such
 // operations of a 17 µs-per-operation loop.
