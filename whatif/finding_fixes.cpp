@@ -44,4 +44,8 @@ std::optional<Fix> fix_for(const Finding& finding, Operation operation, const Kn
   return std::nullopt;
 }
 
+bool moves_loading_off_the_thread(Fix fix, Operation operation) {
+  return fix == Fix::kPinnedAsync && operation == Operation::kCopyToDevicePageable;
+}
+
 }  // namespace syncscope::whatif

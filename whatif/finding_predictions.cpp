@@ -117,7 +117,8 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const StatementSpan* span = add_statement(statements[f.phase_index], program, trace, site_of(f, site), *fix, code);
     const bool seen_whole = part == StatementPart::kWhole && span != nullptr && whole_statement(*span);
     const OpMarks marks = marks_for(program, statements[f.phase_index], {{site_of(f, site), *fix}});
-    const bool floor = saving_is_a_floor(*fix) && !seen_whole;
+    const Operation operation = i < operations.size() ? operations[i] : Operation::kUnknown;
+    const bool floor = (saving_is_a_floor(*fix) && !seen_whole) || moves_loading_off_the_thread(*fix, operation);
     out.findings[i] =
         FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor, saving_is_a_ceiling(*fix)};
     fixable.emplace_back(site_of(f, site), *fix);

@@ -156,5 +156,17 @@ TEST(FindingFixes, EveryCauseIsModelled) {
   }
 }
 
+// Pinning a pageable batch with DataLoader's workers also takes the batch
+// off the workers' queue on the pin-memory thread: the replay's saving is
+// a floor there, and only there (a copy to the host, or one already
+// pinned, moves nothing).
+TEST(FindingFixes, APageableBatchCopysSavingIsAFloor) {
+  EXPECT_TRUE(moves_loading_off_the_thread(Fix::kPinnedAsync, Operation::kCopyToDevicePageable));
+  EXPECT_FALSE(moves_loading_off_the_thread(Fix::kPinnedAsync, Operation::kCopyToHost));
+  EXPECT_FALSE(moves_loading_off_the_thread(Fix::kPinnedAsync, Operation::kCopyToDevicePinned));
+  EXPECT_FALSE(moves_loading_off_the_thread(Fix::kSideStream, Operation::kCopyToDevicePageable));
+  EXPECT_FALSE(moves_loading_off_the_thread(Fix::kPinnedAsync, Operation::kUnknown));
+}
+
 }  // namespace
 }  // namespace syncscope::whatif
