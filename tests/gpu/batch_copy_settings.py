@@ -1,17 +1,17 @@
-"""examples/pytorch/pageable_batches.py's loop with how its batches are held
-and copied as arguments, to time one change at a time (docs/what-if.md,
-"Pinned off the training thread, and a side stream's operations"):
+"""examples/pytorch/pageable_batches.py's loop with its batches pinned or
+not, to time the pinned-async fix alone (docs/what-if.md, "Pinning with a
+worker, and a side stream's operations timed"):
 
-    batch_copy_settings.py STEPS [pin] [side]
+    batch_copy_settings.py STEPS [pin]
 
 pin: the host batches are pinned once, before the loop (what the pageable
-copy's hint calls pinning off the training thread); side: each copy is made
-on a side stream, ordered with wait_stream and record_stream, as
-copies_on_compute_stream_fixed.py does. "STEPS" against "STEPS pin" times
-the pinned-async fix alone: pageable_batches_fixed.py makes both changes,
-and its twin's saving is the pinning's less the side stream's operations.
-The settings are read once, at the start (the lockstep timer,
-python/step_interleaver.py, runs two of these in one process).
+copy's hint calls pinning off the training thread), and copied on the
+compute stream, as copies_on_compute_stream.py does. "STEPS" against
+"STEPS pin" times pinning alone: pageable_batches_fixed.py also moves the
+copy to a side stream, whose operations cost the host (its pair with
+copies_on_compute_stream.py times them). The setting is read once, at the
+start (the lockstep timer, python/step_interleaver.py, runs two of these
+in one process).
 """
 import os
 import sys
@@ -29,16 +29,8 @@ def main():
     host_batches = [torch.randn(256, 512) for _ in range(4)]
     if "pin" in flags:
         host_batches = [b.pin_memory() for b in host_batches]
-    copy_stream = torch.cuda.Stream() if "side" in flags else None
-    compute = torch.cuda.current_stream()
     for step in range(steps):
-        if copy_stream is None:
-            x = host_batches[step % 4].to("cuda", non_blocking=True)
-        else:
-            with torch.cuda.stream(copy_stream):
-                x = host_batches[step % 4].to("cuda", non_blocking=True)
-            compute.wait_stream(copy_stream)
-            x.record_stream(compute)
+        x = host_batches[step % 4].to("cuda", non_blocking=True)
         train_step(model, optimizer, x, y)
     torch.cuda.synchronize()
     print("batch_copy_settings: done")
