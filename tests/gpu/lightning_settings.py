@@ -5,7 +5,9 @@ arguments, to time each change of its fixed twin alone (docs/what-if.md,
     lightning_settings.py STEPS [pin] [workers] [epoch]
 
 pin: DataLoader(pin_memory=True); workers: num_workers=1 with
-persistent_workers; epoch: self.log(..., on_step=False, on_epoch=True).
+persistent_workers, as the example loads since 2026-12-07 (without it,
+num_workers=0: the settings replace the example's own); epoch:
+self.log(..., on_step=False, on_epoch=True).
 It runs the example itself (loaded with runpy, so each run has a module
 of its own), its DataLoader given the settings and its LightningModule
 logging with them. The settings are read once, at the start: the lockstep
