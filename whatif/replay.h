@@ -57,8 +57,9 @@ struct Op {
   // drops the sync would not give back.
   bool works_besides_waiting = false;
   // That work, after the wait. Set by with_unexplained_time_in_calls(); kept
-  // when a fix turns the call into host-only work or a queued copy, gone
-  // when it removes the call.
+  // when a fix turns the call into host-only work, gone when it removes the
+  // call or queues its copy from pinned memory (pinned-async: the staging
+  // goes with the wait).
   uint64_t after_ns = 0;
   // As recorded by a full GPU timeline: when the GPU finished the work this
   // op queued, from the program's start (0: not timed). Read only by
