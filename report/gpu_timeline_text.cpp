@@ -64,11 +64,22 @@ std::string measure_advice(const ProcessTrace& trace) {
   return "--gpu-timeline=full measures it";
 }
 
-std::string gpu_no_timed_step_text(const ProcessTrace& trace, const std::string& phase_name) {
+std::string gpu_no_timed_step_text(const ProcessTrace& trace, const PhaseInfo& phase) {
   const std::string words = gpu_sampling_words(trace);
-  return "no " + phase_name + " step fell inside a sampling window" + (words.empty() ? "" : " (" + words + ")") +
-         ": its steps are longer than a window, or the run too short; --gpu-timeline=full measures every step, "
-         "--gpu-timeline=WINDOW/PERIOD sets the windows";
+  uint32_t window = 0, period = 0;
+  const bool sampled =
+      env::parse_gpu_sampling_burst(trace.info(info_key::kGpuTimelineSampling).c_str(), &window, &period);
+  // A step is timed only whole inside a window: one longer than the window
+  // never is. Shorter ones all missed the windows: the phase ran between
+  // them (a short run whose steps began after the first window, which opens
+  // 2 s in, before PyTorch's start-up is done).
+  const bool longer = sampled && phase.step_ns >= static_cast<double>(window) * 1e6;
+  const std::string why = !sampled ? "the timeline holds none of their GPU work"
+                          : longer ? "its steps (" + format_duration(static_cast<uint64_t>(phase.step_ns)) +
+                                         ") are longer than a window"
+                                   : "its steps ran between the windows (a short run)";
+  return "no " + phase.name + " step fell inside a sampling window" + (words.empty() ? "" : " (" + words + ")") +
+         ": " + why + "; --gpu-timeline=full measures every step, --gpu-timeline=WINDOW/PERIOD sets the windows";
 }
 
 std::string gpu_pace_text(const PhaseInfo& phase) {

@@ -30,8 +30,10 @@ std::string gpu_timeline_absence(const ProcessTrace& trace, bool has_gpu_figures
 // "the GPU timeline was off: WHY" when it could not be recorded.
 std::string measure_advice(const ProcessTrace& trace);
 
-// For a phase whose steps all fell outside the windows: why and what to do.
-std::string gpu_no_timed_step_text(const ProcessTrace& trace, const std::string& phase_name);
+// For a phase whose steps all fell outside the windows: why (steps longer
+// than a window, or a short run whose steps fell between windows) and what
+// to do.
+std::string gpu_no_timed_step_text(const ProcessTrace& trace, const PhaseInfo& phase);
 
 // "8.06 ms as the GPU finished them (the host ran ahead)", to follow a
 // phase's step time, where its steps at the GPU's pace are kGpuPaceWorthSaying

@@ -66,7 +66,7 @@ std::string gpu_fact(const ProcessReport& p) {
     const std::string absent = gpu_timeline_absence(*p.trace, p.analysis.gpu_timeline);
     return absent.empty() ? "" : fact("GPU", html_escape("GPU " + absent + "; host timing only"));
   }
-  if (g->steps == 0) return fact("GPU", html_escape(gpu_no_timed_step_text(*p.trace, a.phases[0].name)));
+  if (g->steps == 0) return fact("GPU", html_escape(gpu_no_timed_step_text(*p.trace, a.phases[0])));
   const std::string sampled = gpu_sampled_steps_text(*p.trace, *g);
   std::string text = format_percent(g->busy_share()) + " busy per " + a.phases[0].name + " step" +
                      (sampled.empty() ? "" : " (sampled: " + sampled + ")");

@@ -236,7 +236,7 @@ void render_gpu_phase(const ProcessReport& p, size_t index, std::ostream& out) {
   const std::string& name = analysis.phases[index].name;
   out << "   GPU" << (index == 0 ? "" : " in " + name) << ": ";
   if (g->steps == 0) {
-    out << gpu_no_timed_step_text(*p.trace, name) << "\n";
+    out << gpu_no_timed_step_text(*p.trace, analysis.phases[index]) << "\n";
     return;
   }
   const std::string sampled = gpu_sampled_steps_text(*p.trace, *g);

@@ -225,6 +225,24 @@ TEST(GpuTimelineAbsence, SaysWhetherSampledWindowsOpenedAndHeldNothing) {
   EXPECT_EQ(gpu_timeline_absence(trace, false), "timeline on, but it holds no kernels, copies or memsets");
 }
 
+// Why no step of a phase was timed: steps longer than a window never fit
+// one; shorter ones ran between the windows (Lightning's 4.9 ms steps, 2 s
+// of them, after the first window had closed).
+TEST(GpuNoTimedStep, SaysWhichOfTheTwoReasonsHolds) {
+  ProcessTrace trace;
+  trace.process_info = {{info_key::kGpuTimeline, "on"}, {info_key::kGpuTimelineSampling, "1000/10000"}};
+  PhaseInfo phase;
+  phase.name = "train";
+  phase.step_ns = 4.88e6;
+  EXPECT_EQ(gpu_no_timed_step_text(trace, phase),
+            "no train step fell inside a sampling window (1 s every 10 s): its steps ran between the windows (a "
+            "short run); --gpu-timeline=full measures every step, --gpu-timeline=WINDOW/PERIOD sets the windows");
+  phase.step_ns = 1.5e9;
+  EXPECT_NE(gpu_no_timed_step_text(trace, phase).find(": its steps (1.50 s) are longer than a window;"),
+            std::string::npos)
+      << gpu_no_timed_step_text(trace, phase);
+}
+
 // How an estimate from host timing gets measured depends on what the run
 // asked for: a sampled timeline that missed the steps (a short run) needs
 // the full one, and one that could not be recorded says why.
