@@ -38,9 +38,12 @@ uint64_t median_launch_call_ns(const Program& program) {
 // much of it as lies in the host work before the call.
 uint64_t recorder_share_ns(const Op& op) { return std::min(op.recorder_ns, op.host_before_ns); }
 
-// What one Python operation costs this thread's host (kSideStreamOperations):
-// the host work before its launches, the recorder's capture left out, their
-// median. Not the moved copies' own: a copy made once a step follows the
+// What one Python operation costs the host (kSideStreamOperations): the
+// host work before the program's launches, the recorder's capture left
+// out, their median. The program merges the threads that feed the GPU
+// (autograd's backward, whose launches follow each other closely, among
+// them): where those dominate, the figure is low, and the side stream's
+// saving stays a ceiling all the same. Not the moved copies' own: a copy made once a step follows the
 // loop's top and the optimizer's return (about 100 µs on an H100 for
 // copies_on_compute_stream.py, three times what its side stream's
 // operations cost), and a batch's first copy follows the DataLoader's work.
@@ -232,7 +235,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
           break;
         }
         // The Python work of the fix's operations (the stream switch,
-        // wait_stream, record_stream), each at the thread's operation
+        // wait_stream, record_stream), each at the program's operation
         // dispatch, all before the event's record: the copy is queued when
         // it was.
         const uint64_t compute = op.stream;

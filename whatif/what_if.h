@@ -128,7 +128,7 @@ bool saving_is_a_floor(Fix fix);
 // µs of it in CUDA calls, on a 1.1 ms host-bound step, which measured 5 to
 // 16% slower where the replay said 0%. The replay counts the event's
 // record and wait, each at the program's median launch call, and the
-// Python work of the fix's operations at the thread's median dispatch
+// Python work of the fix's operations at the program's median dispatch
 // (kSideStreamOperations), not what record_stream costs the allocator at
 // the free. Where the host has slack (a GPU-bound loop) the added work
 // hides behind the GPU, and the ceiling is near the saving.
@@ -137,8 +137,9 @@ bool saving_is_a_ceiling(Fix fix);
 // The Python operations a side stream adds for each copy it moves: the
 // stream switch around the copy (`with torch.cuda.stream(s):`),
 // `wait_stream` and `record_stream`. Each costs the host what one operation
-// costs the thread before its launch (Op::host_before_ns, the recorder's
-// capture left out; the median over the thread's launches): Python and
+// costs the host before a launch (Op::host_before_ns, the recorder's
+// capture left out; the median over the program's launches, its threads
+// merged): Python and
 // framework dispatch, in the same thread and loop. Not the work before the
 // moved copies: copies_on_compute_stream.py's one copy a step follows the
 // loop's top and the optimizer's return, and counting three of that

@@ -267,9 +267,10 @@ TEST(WhatIf, ASideStreamsEventCallsCostTheProgramsMedianLaunch) {
 }
 
 // Its Python operations (the stream switch, wait_stream, record_stream)
-// are host work too: each at what one operation costs the thread's host
-// before its launch (their median), the recorder's capture left out.
-TEST(WhatIf, ASideStreamsOperationsCostTheThreadsMedianDispatch) {
+// are host work too: each at what one operation costs the host before a
+// launch (the median over the program's launches), the recorder's capture
+// left out.
+TEST(WhatIf, ASideStreamsOperationsCostTheProgramsMedianDispatch) {
   std::vector<Op> ops;
   for (uint64_t before : {12, 16, 14}) {
     Op kernel = enqueue(kLegacyStream, 10 * kUs, before * kUs);
