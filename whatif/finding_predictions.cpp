@@ -106,8 +106,8 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const Finding& f = analysis.findings[i];
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     auto steps = phases.find(f.phase_index);
-    std::optional<Fix> fix = fix_for(f, i < operations.size() ? operations[i] : Operation::kUnknown,
-                                     i < known_sites.size() ? known_sites[i] : nullptr);
+    const Operation operation = i < operations.size() ? operations[i] : Operation::kUnknown;
+    std::optional<Fix> fix = fix_for(f, operation, i < known_sites.size() ? known_sites[i] : nullptr);
     if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
     const auto& [program, base] = program_of(f.phase_index, steps->second);
     const uint32_t site = static_cast<uint32_t>(i + 1);
@@ -117,7 +117,6 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const StatementSpan* span = add_statement(statements[f.phase_index], program, trace, site_of(f, site), *fix, code);
     const bool seen_whole = part == StatementPart::kWhole && span != nullptr && whole_statement(*span);
     const OpMarks marks = marks_for(program, statements[f.phase_index], {{site_of(f, site), *fix}});
-    const Operation operation = i < operations.size() ? operations[i] : Operation::kUnknown;
     const bool floor = (saving_is_a_floor(*fix) && !seen_whole) || moves_loading_off_the_thread(*fix, operation);
     out.findings[i] =
         FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor, saving_is_a_ceiling(*fix)};
