@@ -42,7 +42,8 @@ std::string gpu_timeline_absence(const ProcessTrace& trace, bool has_gpu_figures
   if (state.rfind("off", 0) == 0) return "timeline " + state;
   const std::string words = gpu_sampling_words(trace);
   if (!words.empty() && trace.gpu_windows.empty()) {
-    return "timeline sampled (" + words + ") but no window opened before recording ended: the run was too "
+    return "timeline sampled (" + words +
+           ") but no window opened before recording ended: the run was too "
            "short; --gpu-timeline=full measures every step";
   }
   if (!words.empty()) {
@@ -74,12 +75,12 @@ std::string gpu_no_timed_step_text(const ProcessTrace& trace, const PhaseInfo& p
   // them (a short run whose steps began after the first window, which opens
   // 2 s in, before PyTorch's start-up is done).
   const bool longer = sampled && phase.step_ns >= static_cast<double>(window) * 1e6;
-  const std::string why = !sampled ? "the timeline holds none of their GPU work"
-                          : longer ? "its steps (" + format_duration(static_cast<uint64_t>(phase.step_ns)) +
-                                         ") are longer than a window"
-                                   : "its steps ran between the windows (a short run)";
-  return "no " + phase.name + " step fell inside a sampling window" + (words.empty() ? "" : " (" + words + ")") +
-         ": " + why + "; --gpu-timeline=full measures every step, --gpu-timeline=WINDOW/PERIOD sets the windows";
+  const std::string why =
+      !sampled ? "the timeline holds none of their GPU work"
+      : longer ? "its steps (" + format_duration(static_cast<uint64_t>(phase.step_ns)) + ") are longer than a window"
+               : "its steps ran between the windows (a short run)";
+  return "no " + phase.name + " step fell inside a sampling window" + (words.empty() ? "" : " (" + words + ")") + ": " +
+         why + "; --gpu-timeline=full measures every step, --gpu-timeline=WINDOW/PERIOD sets the windows";
 }
 
 std::string gpu_pace_text(const PhaseInfo& phase) {

@@ -18,7 +18,7 @@ std::optional<Fix> fix_for(const Finding& finding, Operation operation, const Kn
       if (operation == Operation::kBool) return Fix::kComputeOnGpu;
       if (operation == Operation::kNonzero) return Fix::kFixedShape;
       return Fix::kEveryNSteps;  // read (print, log) it every N steps: its statement leaves the step
-    case Cause::kCopyThenSync:  // .to(device, non_blocking=True) from pinned memory
+    case Cause::kCopyThenSync:   // .to(device, non_blocking=True) from pinned memory
       return Fix::kReadLater;
     case Cause::kExplicit:
       return Fix::kDropSync;

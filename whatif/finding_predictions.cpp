@@ -118,8 +118,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const bool seen_whole = part == StatementPart::kWhole && span != nullptr && whole_statement(*span);
     const OpMarks marks = marks_for(program, statements[f.phase_index], {{site_of(f, site), *fix}});
     const bool floor = (saving_is_a_floor(*fix) && !seen_whole) || moves_loading_off_the_thread(*fix, operation);
-    out.findings[i] =
-        FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor, saving_is_a_ceiling(*fix)};
+    out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor, saving_is_a_ceiling(*fix)};
     fixable.emplace_back(site_of(f, site), *fix);
   }
   // "All fixed" fixes every predicted finding in each phase's steps, its
@@ -134,9 +133,8 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     // same call site (a helper that reads back in training and in eval),
     // the phase's own marks its calls.
     std::vector<std::pair<SiteSpec, Fix>> in_order = fixable;
-    std::stable_partition(in_order.begin(), in_order.end(), [&](const auto& sf) {
-      return analysis.findings[sf.first.site - 1].phase_index != phase;
-    });
+    std::stable_partition(in_order.begin(), in_order.end(),
+                          [&](const auto& sf) { return analysis.findings[sf.first.site - 1].phase_index != phase; });
     for (const auto& [spec, fix] : in_order) add_statement(statements[phase], program, trace, spec, fix, code);
     const OpMarks marks = marks_for(program, statements[phase], in_order);
     std::vector<bool> marked(analysis.findings.size() + 1, false);  // by site: finding index + 1

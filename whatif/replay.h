@@ -92,9 +92,9 @@ struct Replay {
   // long run its queue fills and it runs at the GPU's pace.
   std::vector<uint64_t> step_end_ns;
   std::vector<uint64_t> host_end_ns;  // per step: the host returning from its last op, alone
-  std::vector<uint64_t> waited_ns;  // per op: how long the host waited inside it
-  uint64_t host_blocked_ns = 0;     // time the host spent waiting for the GPU, in all
-  uint64_t gpu_end_ns = 0;       // when the last GPU work finished
+  std::vector<uint64_t> waited_ns;    // per op: how long the host waited inside it
+  uint64_t host_blocked_ns = 0;       // time the host spent waiting for the GPU, in all
+  uint64_t gpu_end_ns = 0;            // when the last GPU work finished
 
   // The mean step over steps [first, last): (end of last-1 - end of first-1) / count.
   double mean_step_ns(uint32_t first, uint32_t last) const;

@@ -142,7 +142,8 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     return f.fix == Fix::kComputeOnGpu || f.fix == Fix::kSideStream;
   });
   const uint64_t added_call_ns = adds_calls ? median_launch_call_ns(program) : 0;
-  const bool moves_copies = std::any_of(fixes.begin(), fixes.end(), [](const SiteFix& f) { return f.fix == Fix::kSideStream; });
+  const bool moves_copies =
+      std::any_of(fixes.begin(), fixes.end(), [](const SiteFix& f) { return f.fix == Fix::kSideStream; });
   const uint64_t dispatch = moves_copies ? operation_dispatch_ns(program) : 0;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];

@@ -100,8 +100,7 @@ TEST(PredictionText, AFloorSaysAtLeast) {
   EXPECT_EQ(saving_text(f, 1250000), "fixing it (drop-call) saves at least 113.0 µs a step (9%), measured");
   EXPECT_EQ(saving_text(predicted(0, 77, true), 170000).find("at least"), std::string::npos);
   f.saving_ns_per_step_low = f.saving_ns_per_step_high = 1000;
-  EXPECT_EQ(saving_text(f, 1250000),
-            "fixing it (drop-call) saves at least 1.0 µs a step (under 1%), measured");
+  EXPECT_EQ(saving_text(f, 1250000), "fixing it (drop-call) saves at least 1.0 µs a step (under 1%), measured");
   EXPECT_EQ(from_host_timing(f),
             "fixing it (drop-call) saves 310.0 µs to 410.0 µs a step (13% to 17%) or more, estimated from host "
             "timing (--gpu-timeline measures it)");

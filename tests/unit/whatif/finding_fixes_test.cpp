@@ -152,7 +152,8 @@ TEST(FindingFixes, FixesThatAddUnseenHostWorkSaveAtMostTheirPrediction) {
 
 TEST(FindingFixes, EveryCauseIsModelled) {
   for (int c = static_cast<int>(Cause::kReadBack); c <= static_cast<int>(Cause::kLegacyStream); ++c) {
-    EXPECT_TRUE(fix_for(with(Category::kHiddenSync, static_cast<Cause>(c))).has_value()) << cause_name(static_cast<Cause>(c));
+    EXPECT_TRUE(fix_for(with(Category::kHiddenSync, static_cast<Cause>(c))).has_value())
+        << cause_name(static_cast<Cause>(c));
   }
 }
 

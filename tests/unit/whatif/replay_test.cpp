@@ -52,30 +52,29 @@ TEST(Replay, ADeviceSyncWaitsForEveryStream) {
 }
 
 TEST(Replay, WorkOnAStreamRunsInOrderAndHostWorkOverlapsIt) {
-  Replay r = replay(program({enqueue(0x1000, 100 * kUs), enqueue(0x1000, 100 * kUs, 50 * kUs),
-                             wait_op(OpKind::kStreamSync, 0x1000)}));
+  Replay r = replay(program(
+      {enqueue(0x1000, 100 * kUs), enqueue(0x1000, 100 * kUs, 50 * kUs), wait_op(OpKind::kStreamSync, 0x1000)}));
   EXPECT_EQ(r.host_end_ns[0], 200 * kUs) << "the second kernel queued behind the first; the host's 50 µs hidden";
   EXPECT_EQ(r.host_blocked_ns, 150 * kUs);
 }
 
 TEST(Replay, TheLegacyStreamAndBlockingStreamsWaitForEachOther) {
   const uint64_t side = 0x1000;
-  Replay r = replay(program({enqueue(kLegacyStream, 100 * kUs), enqueue(side, 10 * kUs),
-                             wait_op(OpKind::kStreamSync, side)}));
+  Replay r =
+      replay(program({enqueue(kLegacyStream, 100 * kUs), enqueue(side, 10 * kUs), wait_op(OpKind::kStreamSync, side)}));
   EXPECT_EQ(r.host_end_ns[0], 110 * kUs) << "a blocking stream's work waits for the legacy stream's";
   Program p = program({enqueue(kLegacyStream, 100 * kUs), enqueue(side, 10 * kUs), wait_op(OpKind::kStreamSync, side)});
   p.non_blocking_streams = {side};
   EXPECT_EQ(replay(p).host_end_ns[0], 10 * kUs) << "a non-blocking stream's does not";
-  Replay back = replay(program({enqueue(side, 100 * kUs), enqueue(kLegacyStream, 10 * kUs),
-                                wait_op(OpKind::kStreamSync, kLegacyStream)}));
+  Replay back = replay(program(
+      {enqueue(side, 100 * kUs), enqueue(kLegacyStream, 10 * kUs), wait_op(OpKind::kStreamSync, kLegacyStream)}));
   EXPECT_EQ(back.host_end_ns[0], 110 * kUs) << "the legacy stream's work waits for a blocking stream's";
 }
 
 TEST(Replay, EventsOrderStreamsAndHoldTheHost) {
   const uint64_t a = 0x1000, b = 0x2000, event = 0xe0;
   Program p = program({enqueue(a, 100 * kUs), wait_op(OpKind::kEventRecord, a, event), enqueue(a, 500 * kUs),
-                       wait_op(OpKind::kStreamWait, b, event), enqueue(b, 10 * kUs),
-                       wait_op(OpKind::kStreamSync, b)});
+                       wait_op(OpKind::kStreamWait, b, event), enqueue(b, 10 * kUs), wait_op(OpKind::kStreamSync, b)});
   p.non_blocking_streams = {a, b};
   EXPECT_EQ(replay(p).host_end_ns[0], 110 * kUs) << "b waits for the event (100 µs), not for a's later work";
   Program q = program({enqueue(a, 100 * kUs), wait_op(OpKind::kEventRecord, a, event), enqueue(a, 500 * kUs),
@@ -433,7 +432,6 @@ TEST(WhatIf, DropCallRemovesTheCallAndItsHostTime) {
   ASSERT_EQ(fixed.ops.size(), 1u);
   EXPECT_EQ(replay(fixed).host_end_ns[0], 8 * kUs) << "the host's work before it stays, the call's 80 µs go";
 }
-
 
 // cudaFree after a kernel: its device-wide sync waits 100 µs for the kernel,
 // then the call unmaps memory for 400 µs more, with the GPU idle. Recorded:
