@@ -40,13 +40,13 @@ uint64_t recorder_share_ns(const Op& op) { return std::min(op.recorder_ns, op.ho
 
 // What one Python operation costs the host (kSideStreamOperations): the
 // host work before the program's launches, the recorder's capture left
-// out, their median. The program merges the threads that feed the GPU
-// (autograd's backward, whose launches follow each other closely, among
-// them): where those dominate, the figure is low, and the side stream's
-// saving stays a ceiling all the same. Not the moved copies' own: a copy made once a step follows the
-// loop's top and the optimizer's return (about 100 µs on an H100 for
-// copies_on_compute_stream.py, three times what its side stream's
+// out, their median. Not the moved copies' own: a copy made once a step
+// follows the loop's top and the optimizer's return (about 100 µs on an
+// H100 for copies_on_compute_stream.py, three times what its side stream's
 // operations cost), and a batch's first copy follows the DataLoader's work.
+// The program merges the threads that feed the GPU (autograd's backward,
+// whose launches follow each other closely, among them): where those
+// dominate, the figure is low, and the saving stays a ceiling all the same.
 uint64_t operation_dispatch_ns(const Program& program) {
   std::vector<uint64_t> dispatches;
   for (const Op& op : program.ops) {

@@ -134,20 +134,18 @@ bool saving_is_a_floor(Fix fix);
 // hides behind the GPU, and the ceiling is near the saving.
 bool saving_is_a_ceiling(Fix fix);
 
-// The Python operations a side stream adds for each copy it moves: the
-// stream switch around the copy (`with torch.cuda.stream(s):`),
-// `wait_stream` and `record_stream`. Each costs the host what one operation
-// costs the host before a launch (Op::host_before_ns, the recorder's
-// capture left out; the median over the program's launches, its threads
-// merged): Python and
-// framework dispatch, in the same thread and loop. Not the work before the
-// moved copies: copies_on_compute_stream.py's one copy a step follows the
-// loop's top and the optimizer's return, and counting three of that
-// predicted its fixed twin 321.7 µs a step slower where it measured 120.1
-// µs (H100, 2026-12-07). On an H100, a loop of one pinned batch copy and
-// three kernels ran 85.4 µs an iteration plain and 133.0 µs with the copy
-// moved so (medians of 15 interleaved rounds): 48 µs, about three such
-// operations of a 17 µs-per-operation loop.
+// The Python operations a side stream adds for each copy it moves: the stream
+// switch around the copy (`with torch.cuda.stream(s):`), `wait_stream` and
+// `record_stream`. Each costs the host what one operation costs it before a
+// launch (Op::host_before_ns, the recorder's capture left out; the median over
+// the program's launches, its threads merged): Python and framework dispatch.
+// Not the work before the moved copies: copies_on_compute_stream.py's one copy
+// a step follows the loop's top and the optimizer's return, and counting three
+// of that predicted its fixed twin 321.7 µs a step slower where it measured
+// 120.1 µs (H100, 2026-12-07). On an H100, a loop of one pinned batch copy and
+// three kernels ran 85.4 µs an iteration plain and 133.0 µs with the copy moved
+// so (medians of 15 interleaved rounds): 48 µs, about three such operations of
+// a 17 µs-per-operation loop.
 inline constexpr uint64_t kSideStreamOperations = 3;
 
 struct SiteFix {
