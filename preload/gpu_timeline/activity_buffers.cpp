@@ -15,11 +15,17 @@ namespace {
 constexpr size_t kBufferBytes = 4u << 20;
 constexpr size_t kMaxPendingRecords = 4u << 20;  // beyond: counted, not kept
 
-// The epoch whose attach a record (its start on the trace clock) follows:
-// nearly always the last or the one before, so searched from the end.
-Pending::Epoch& epoch_of(Pending& p, uint64_t start_ns) {
+// The epoch whose attach a record follows: nearly always the last or the
+// one before, so searched from the end. Work is placed by its start. A
+// call's API record is placed by its end: CUPTI writes it at the call's
+// exit, so a call that was already under way on another thread when the
+// collector attached again begins before the attach and belongs after it,
+// with its work (placed by its start, before the attach, it took the last
+// window's base, and its work, left without its call, joined nothing).
+Pending::Epoch& epoch_of(Pending& p, const GpuRecord& r) {
+  const uint64_t at_ns = gpu_kind_is_api(r.kind) ? r.end_ns : r.start_ns;
   for (size_t i = p.epochs.size(); i-- > 1;) {
-    if (start_ns >= p.epochs[i].since_ns) return p.epochs[i];
+    if (at_ns >= p.epochs[i].since_ns) return p.epochs[i];
   }
   return p.epochs.front();
 }
@@ -39,7 +45,7 @@ void set_epoch_bases(const CuptiApi& api, uint8_t* buffer, size_t valid, Pending
   while (api.next_record(buffer, valid, &activity) == CUPTI_SUCCESS) {
     GpuRecord r;
     if (!convert(activity, p, &r) || r.correlation_id == 0) continue;
-    Span& span = spans[static_cast<size_t>(&epoch_of(p, r.start_ns) - p.epochs.data())];
+    Span& span = spans[static_cast<size_t>(&epoch_of(p, r) - p.epochs.data())];
     if (span.lowest == 0 || r.correlation_id < span.lowest) span.lowest = r.correlation_id;
     span.highest = std::max(span.highest, r.correlation_id);
   }
@@ -80,7 +86,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
       GpuRecord r;
       if (!convert(activity, p, &r)) continue;
       if (r.correlation_id != 0) {
-        r.correlation_id += epoch_of(p, r.start_ns).base;
+        r.correlation_id += epoch_of(p, r).base;
         p.max_correlation = std::max(p.max_correlation, r.correlation_id);
       }
       if (p.records.size() >= kMaxPendingRecords) {
