@@ -105,6 +105,11 @@ STEPS_OVERRIDE = 0  # --steps
 # the recording unusable rather than predict nothing for it.
 PARTIAL_FIXES = {
     "libraries/hf_trainer.py": ["trainer.py:Trainer._run_epoch", "operations.py:send_to_device"],
+    # tests/gpu/accelerate_settings.py's changes alone, as --external pairs:
+    # the batch copies' sync (not the default-stream finding at its site),
+    # then the GradScaler's read (bf16).
+    "accelerate_nonblocking": [("hidden-sync", "operations.py:send_to_device")],
+    "accelerate_bf16": [("hidden-sync", "optimizer.py:AcceleratedOptimizer.step")],
 }
 # Twins that fix every finding of some categories and leave the others:
 # accelerate_loop_fixed.py removes its syncs (bf16, non-blocking batch
@@ -112,6 +117,7 @@ PARTIAL_FIXES = {
 # stream (default-stream findings at the same site as a fixed sync).
 FIXED_CATEGORIES = {
     "libraries/accelerate_loop.py": ["hidden-sync", "pageable-copy"],
+    "pinned_once": ["pageable-copy"],  # tests/gpu/batch_copy_settings.py: pinning once, nothing else
 }
 SAVING_SHARE_JUDGED = 0.05  # above it, within SAVING_TOLERANCE of the saving
 SAVING_TOLERANCE = 0.20
@@ -268,6 +274,13 @@ def sync_site(finding):
     return f"{os.path.basename(frame.get('file') or '')}:{frame.get('function') or ''}"
 
 
+def fixed_site_matches(finding, site):
+    """Whether a PARTIAL_FIXES entry names the finding: a site, or a (category, site) pair where another
+    finding (a default-stream one) has the same site."""
+    category, site = site if isinstance(site, tuple) else (None, site)
+    return sync_site(finding).endswith(site) and category in (None, finding.get("category"))
+
+
 def prediction(report, rel):
     """(recorded step, replayed step, saving low, saving high, basis, findings) in µs, or None; ValueError
     where a twin's fixed sites (PARTIAL_FIXES) match no finding."""
@@ -286,8 +299,8 @@ def prediction(report, rel):
     if rel in PARTIAL_FIXES or rel in FIXED_CATEGORIES:
         predicted = [f for f in steady if f.get("predicted_saving_us_per_step") is not None]
         if rel in PARTIAL_FIXES:
-            chosen = [f for f in predicted if any(sync_site(f).endswith(site) for site in PARTIAL_FIXES[rel])]
-            unmatched = [site for site in PARTIAL_FIXES[rel] if not any(sync_site(f).endswith(site) for f in chosen)]
+            chosen = [f for f in predicted if any(fixed_site_matches(f, site) for site in PARTIAL_FIXES[rel])]
+            unmatched = [str(site) for site in PARTIAL_FIXES[rel] if not any(fixed_site_matches(f, site) for f in chosen)]
             if unmatched:
                 raise ValueError(f"the fixed sites {', '.join(unmatched)} match no predicted steady finding")
         else:

@@ -208,6 +208,12 @@ def check_report_reading():
     report["processes"][0]["findings"] = findings
     read = check_whatif.prediction(report, "libraries/accelerate_loop.py")
     assert abs(read["saving_low_us"] - 13.0) < 1e-9 and read["floor"] and not read["ceiling"], read
+    # One change alone (accelerate_settings.py): the batch copies' sync, not the default-stream finding at the
+    # same site, nor the GradScaler's read the pair keeps.
+    read = check_whatif.prediction(report, "accelerate_nonblocking")
+    assert abs(read["saving_low_us"] - 8.0) < 1e-9 and not read["floor"] and not read["ceiling"], read
+    read = check_whatif.prediction(report, "accelerate_bf16")
+    assert abs(read["saving_low_us"] - 5.0) < 1e-9 and read["floor"], read
     # Outside the band and both spreads: a floor below the saving holds, so does a ceiling above it.
     assert check_whatif.verdict(False, True, False, floor_holds=True) == "FLOOR"
     assert check_whatif.verdict(False, True, False, ceiling_holds=True) == "CEILING"
