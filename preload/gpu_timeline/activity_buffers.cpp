@@ -17,11 +17,12 @@ constexpr size_t kMaxPendingRecords = 4u << 20;  // beyond: counted, not kept
 
 // The epoch whose attach a record follows: nearly always the last or the
 // one before, so searched from the end. Work is placed by its start. A
-// call's API record is placed by its end: CUPTI writes it at the call's
-// exit, so a call that was already under way on another thread when the
-// collector attached again begins before the attach and belongs after it,
-// with its work (placed by its start, before the attach, it took the last
-// window's base, and its work, left without its call, joined nothing).
+// call's API record is placed by its end, which CUPTI writes at the call's
+// exit: a call's first records come just after the kinds go on, a little
+// after the epoch's start, and a CUPTI clock read a little early (the
+// calibration's error) could put the call's start before it while its
+// kernel, later, lands after; split so, the two take different bases and
+// the kernel joins no call. Its end lies further past the attach.
 Pending::Epoch& epoch_of(Pending& p, const GpuRecord& r) {
   const uint64_t at_ns = gpu_kind_is_api(r.kind) ? r.end_ns : r.start_ns;
   for (size_t i = p.epochs.size(); i-- > 1;) {

@@ -274,6 +274,12 @@ TEST(GpuTimelineAnalysis, HostOnlyRunHasNoGpuFields) {
   EXPECT_EQ(r.result.out.find("% busy per "), std::string::npos) << r.result.out;
 }
 
+std::string windows_text(const std::vector<std::pair<uint64_t, uint64_t>>& windows) {
+  std::string out;
+  for (const auto& [start, end] : windows)
+    out.append("[").append(std::to_string(start)).append(", ").append(std::to_string(end)).append("] ");
+  return out;
+}
 
 // A sampled run's windows under the fake CUPTI, detached between them:
 // every record joins its own call, made inside (or near) a window, although
@@ -294,13 +300,19 @@ void expect_windows_join_their_calls(const RunResult& r, const ProcessTrace& t) 
   size_t joined = 0;
   for (const GpuActivity& a : t.gpu_activity) {
     if (!gpu_kind_is_work(a.kind)) continue;
-    ASSERT_GE(a.event_index, 0) << "every record joins its call";
+    // Where it fails, what the record was and where it lay against the
+    // windows tells an epoch split (its call's API record in another
+    // attach's ids: docs/gpu-timeline.md) from a missing call.
+    ASSERT_GE(a.event_index, 0) << "every record joins its call: kind " << int{a.kind} << ", correlation "
+                                << a.correlation_id << ", start " << a.start_ns << ", end " << a.end_ns << ", windows "
+                                << windows_text(t.gpu_windows);
     const Event& e = t.events[static_cast<size_t>(a.event_index)];
     // Calls in a window's margins are recorded too; none far outside. A
     // last window cut short by the exit (shorter than its margins: not
     // filed) may hold calls after the last window filed.
     bool near = e.start_ns > t.gpu_windows.back().second;
-    for (const auto& [start, end] : t.gpu_windows) near |= e.start_ns + 30000000 >= start && e.start_ns <= end + 30000000;
+    for (const auto& [start, end] : t.gpu_windows)
+      near |= e.start_ns + 30000000 >= start && e.start_ns <= end + 30000000;
     EXPECT_TRUE(near) << "a record of a call made outside every window: call at " << e.start_ns;
     // Its own call, not one of another window with the same CUPTI number.
     EXPECT_GE(a.start_ns + 1000, e.start_ns);
@@ -311,7 +323,6 @@ void expect_windows_join_their_calls(const RunResult& r, const ProcessTrace& t) 
   size_t launches = 0;
   for (const Event& e : t.events) launches += api_family(e.api) == ApiFamily::kLaunch;
   EXPECT_LT(joined, launches) << "work outside the windows is not recorded";
-
 }
 
 // A sampled timeline (the default of --gpu-timeline; here small windows):
@@ -397,9 +408,9 @@ TEST(GpuTimelineSampling, AttachedBetweenWindowsOrRefusedAgain) {
 // GPU line instead of printing zeros.
 TEST(GpuTimelineSampling, NoStepInsideAWindowIsSaid) {
   std::string dir = fresh_dir("gpu-sampled-none");
-  RunResult r = run({syncscope_bin(), "run", "-o", dir + "/t", "--gpu-timeline=1s/1h", "--", example("hidden_sync_loop"),
-                     "400"},
-                    fake_runtime_env());
+  RunResult r =
+      run({syncscope_bin(), "run", "-o", dir + "/t", "--gpu-timeline=1s/1h", "--", example("hidden_sync_loop"), "400"},
+          fake_runtime_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("% busy per "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPU: timeline sampled (1 s every 3600 s) but no window opened"), std::string::npos) << r.out;
