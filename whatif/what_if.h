@@ -145,7 +145,10 @@ bool saving_is_a_ceiling(Fix fix);
 // 120.1 µs (H100, 2026-12-07). On an H100, a loop of one pinned batch copy and
 // three kernels ran 85.4 µs an iteration plain and 133.0 µs with the copy moved
 // so (medians of 15 interleaved rounds): 48 µs, about three such operations of
-// a 17 µs-per-operation loop.
+// a 17 µs-per-operation loop. Timed so (2026-12-07, three calls, one or three
+// recordings each), copies_on_compute_stream.py's twin cost 83 to 89 µs a step
+// where the replay said 87, 121 and 117: the median dispatch is a central
+// figure, and twice the "at most" above it did not hold (docs/what-if.md).
 inline constexpr uint64_t kSideStreamOperations = 3;
 
 struct SiteFix {
