@@ -148,7 +148,8 @@ bool saving_is_a_ceiling(Fix fix);
 // a 17 µs-per-operation loop. Timed so (2026-12-07, three calls, one or three
 // recordings each), copies_on_compute_stream.py's twin cost 83 to 89 µs a step
 // where the replay said 87, 121 and 117: the median dispatch is a central
-// figure, and twice the "at most" above it did not hold (docs/what-if.md).
+// figure; twice the measured median saving lay above the "at most", inside
+// the processes' 95% interval (docs/what-if.md).
 inline constexpr uint64_t kSideStreamOperations = 3;
 
 struct SiteFix {
