@@ -300,7 +300,8 @@ def prediction(report, rel):
         predicted = [f for f in steady if f.get("predicted_saving_us_per_step") is not None]
         if rel in PARTIAL_FIXES:
             chosen = [f for f in predicted if any(fixed_site_matches(f, site) for site in PARTIAL_FIXES[rel])]
-            unmatched = [str(site) for site in PARTIAL_FIXES[rel] if not any(fixed_site_matches(f, site) for f in chosen)]
+            unmatched = [str(site) for site in PARTIAL_FIXES[rel]
+                         if not any(fixed_site_matches(f, site) for f in chosen)]
             if unmatched:
                 raise ValueError(f"the fixed sites {', '.join(unmatched)} match no predicted steady finding")
         else:
