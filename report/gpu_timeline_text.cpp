@@ -15,14 +15,21 @@ std::string milliseconds_words(unsigned long long ms) {
   return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
 }
 
+// The recording's sampling windows (window and period in ms); false for a
+// full timeline or none.
+bool gpu_sampling_burst(const ProcessTrace& trace, uint32_t* window, uint32_t* period) {
+  return env::parse_gpu_sampling_burst(trace.info(info_key::kGpuTimelineSampling).c_str(), window, period);
+}
+
+std::string burst_words(uint32_t window, uint32_t period) {
+  return milliseconds_words(window) + " every " + milliseconds_words(period);
+}
+
 }  // namespace
 
 std::string gpu_sampling_words(const ProcessTrace& trace) {
   uint32_t window = 0, period = 0;
-  if (!env::parse_gpu_sampling_burst(trace.info(info_key::kGpuTimelineSampling).c_str(), &window, &period)) {
-    return "";
-  }
-  return milliseconds_words(window) + " every " + milliseconds_words(period);
+  return gpu_sampling_burst(trace, &window, &period) ? burst_words(window, period) : "";
 }
 
 std::string gpu_sampled_steps_text(const ProcessTrace& trace, const GpuPhaseFigures& figures) {
@@ -66,10 +73,8 @@ std::string measure_advice(const ProcessTrace& trace) {
 }
 
 std::string gpu_no_timed_step_text(const ProcessTrace& trace, const PhaseInfo& phase) {
-  const std::string words = gpu_sampling_words(trace);
   uint32_t window = 0, period = 0;
-  const bool sampled =
-      env::parse_gpu_sampling_burst(trace.info(info_key::kGpuTimelineSampling).c_str(), &window, &period);
+  const bool sampled = gpu_sampling_burst(trace, &window, &period);
   // A step is timed only whole inside a window: one longer than the window
   // never is. Shorter ones all missed the windows: the phase ran between
   // them (a short run whose steps began after the first window, which opens
@@ -79,8 +84,9 @@ std::string gpu_no_timed_step_text(const ProcessTrace& trace, const PhaseInfo& p
       !sampled ? "the timeline holds none of their GPU work"
       : longer ? "its steps (" + format_duration(static_cast<uint64_t>(phase.step_ns)) + ") are longer than a window"
                : "its steps ran between the windows (a short run)";
-  return "no " + phase.name + " step fell inside a sampling window" + (words.empty() ? "" : " (" + words + ")") + ": " +
-         why + "; --gpu-timeline=full measures every step, --gpu-timeline=WINDOW/PERIOD sets the windows";
+  return "no " + phase.name + " step fell inside a sampling window" +
+         (sampled ? " (" + burst_words(window, period) + ")" : "") + ": " + why +
+         "; --gpu-timeline=full measures every step, --gpu-timeline=WINDOW/PERIOD sets the windows";
 }
 
 std::string gpu_pace_text(const PhaseInfo& phase) {
