@@ -93,7 +93,9 @@ std::string fresh_dir(const std::string& name) {
 
 std::map<std::string, std::string> fake_runtime_env() {
   // The GPU timeline is opt-in; the fake CUPTI runs in every end-to-end test.
-  return {{"LD_LIBRARY_PATH", SYNCSCOPE_FAKECUDA_DIR}, {"SYNCSCOPE_GPU_TIMELINE", "1"}, {"SYNCSCOPE_GPU_TIMELINE_SAMPLING", "full"}};
+  return {{"LD_LIBRARY_PATH", SYNCSCOPE_FAKECUDA_DIR},
+          {"SYNCSCOPE_GPU_TIMELINE", "1"},
+          {"SYNCSCOPE_GPU_TIMELINE_SAMPLING", "full"}};
 }
 
 std::string example(const std::string& name) { return std::string(SYNCSCOPE_EXAMPLES_DIR) + "/" + name; }
@@ -150,6 +152,21 @@ uint32_t python_line(const ProcessTrace& trace, uint32_t stack, const std::strin
     if (code != trace.python_code.end() && code->second.file == script) return frame.line;
   }
   return 0;
+}
+
+}  // namespace syncscope::testing
+
+namespace syncscope::testing {
+
+void expect_an_attempt_holds(const std::function<std::vector<std::string>()>& attempt, int attempts) {
+  std::string misses;
+  for (int i = 1; i <= attempts; ++i) {
+    const std::vector<std::string> short_of = attempt();
+    if (::testing::Test::HasFailure()) return;  // setup, not timing
+    if (short_of.empty()) return;
+    for (const std::string& s : short_of) misses += "\n  attempt " + std::to_string(i) + ": " + s;
+  }
+  ADD_FAILURE() << "every attempt fell short:" << misses;
 }
 
 }  // namespace syncscope::testing

@@ -2,6 +2,7 @@
 // its exit status and output, and load the traces it left behind.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,6 +55,15 @@ ProcessTrace record_one(const std::string& name, const std::vector<std::string>&
 // The line of `script` (a file as Python recorded it) in a stack's Python
 // frames, innermost first (0: none, or no Python frames).
 uint32_t python_line(const ProcessTrace& trace, uint32_t stack, const std::string& script);
+
+// For checks that compare runs of their own, timed or split by timing (a
+// step's length, where a phase ends): a machine busy with other work (CI's
+// neighbours) stretches one run and not another. Each attempt makes its runs
+// afresh and returns what fell short (empty when everything held); a test
+// failure inside one (a setup failure: a run that did not exit 0, a missing
+// trace) ends it at once. The test fails only where every attempt falls
+// short, listing each: a wrong result falls short every time.
+void expect_an_attempt_holds(const std::function<std::vector<std::string>()>& attempt, int attempts = 3);
 
 // Count of events of one API in a trace.
 size_t count_api(const ProcessTrace& trace, ApiId api);

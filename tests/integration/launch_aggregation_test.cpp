@@ -28,8 +28,8 @@ struct Recording {
 
 Recording record(const std::string& name, const std::vector<std::string>& flags, const std::string& steps = "300") {
   std::string dir = fresh_dir(name);
-  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--no-report",
-                                   "--format", "json=" + dir + "/findings.json"};
+  std::vector<std::string> argv = {
+      syncscope_bin(), "run", "-o", dir + "/t", "--no-report", "--format", "json=" + dir + "/findings.json"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"--", example("training_loop"), steps});
   Recording r;
@@ -66,11 +66,19 @@ std::vector<std::string> finding_identities(const nlohmann::json& report) {
   return out;
 }
 
-TEST(LaunchAggregation, FindingsEqualFullDetailAtAFractionOfTheSize) {
+// One attempt: a recording in full detail and one aggregated, compared.
+// Their findings come from two runs, and where a phase ends depends on the
+// run's timing (a loaded CI run once put five of a site's copies in the
+// teardown of one recording and not the other), so their comparison is
+// returned for expect_an_attempt_holds; what the aggregated trace holds
+// fails the test at once.
+std::vector<std::string> aggregation_attempt() {
   Recording full = record("aggregation-full", {"--detail", "full"});
   Recording folded = record("aggregation-default", {});
-  ASSERT_FALSE(full.report.is_discarded());
-  ASSERT_FALSE(folded.report.is_discarded());
+  if (full.report.is_discarded() || folded.report.is_discarded()) {
+    ADD_FAILURE() << "a run left no JSON report";
+    return {};
+  }
   EXPECT_EQ(full.trace.info("trace.detail"), "full");
   EXPECT_EQ(folded.trace.info("trace.detail"), "aggregated");
 
@@ -89,16 +97,36 @@ TEST(LaunchAggregation, FindingsEqualFullDetailAtAFractionOfTheSize) {
   }
   // The step is the training step (412 calls), not the 100-step stretch.
   EXPECT_EQ(folded.report["processes"][0]["steps"]["calls_per_step"], 4 * 97 + 24);
-  // The same findings, steps and phases.
-  EXPECT_EQ(finding_identities(folded.report), finding_identities(full.report));
   EXPECT_FALSE(finding_identities(full.report).empty());
-  EXPECT_EQ(folded.report["processes"][0]["steps"]["detected"], full.report["processes"][0]["steps"]["detected"]);
   EXPECT_EQ(folded.report["processes"][0]["launches"], full.report["processes"][0]["launches"]);
 
   // 300 steps of ~420 launches: a small fraction of 64 bytes per call.
   EXPECT_LT(folded.file_bytes * 10, full.file_bytes)
       << folded.file_bytes << " bytes aggregated, " << full.file_bytes << " full";
+
+  // The same findings, steps and phases.
+  std::vector<std::string> short_of;
+  const std::vector<std::string> folded_findings = finding_identities(folded.report);
+  const std::vector<std::string> full_findings = finding_identities(full.report);
+  if (folded_findings != full_findings) {
+    std::string only_folded, only_full;
+    for (const std::string& f : folded_findings) {
+      if (std::find(full_findings.begin(), full_findings.end(), f) == full_findings.end()) only_folded += "\n    " + f;
+    }
+    for (const std::string& f : full_findings) {
+      if (std::find(folded_findings.begin(), folded_findings.end(), f) == folded_findings.end())
+        only_full += "\n    " + f;
+    }
+    short_of.push_back("the findings differ; aggregated only:" + only_folded + "\n   full detail only:" + only_full);
+  }
+  if (folded.report["processes"][0]["steps"]["detected"] != full.report["processes"][0]["steps"]["detected"]) {
+    short_of.push_back("steps detected: aggregated " + folded.report["processes"][0]["steps"]["detected"].dump() +
+                       ", full detail " + full.report["processes"][0]["steps"]["detected"].dump());
+  }
+  return short_of;
 }
+
+TEST(LaunchAggregation, FindingsEqualFullDetailAtAFractionOfTheSize) { expect_an_attempt_holds(aggregation_attempt); }
 
 // A long trace is reported folded (its runs stay runs: trace/reader.h,
 // ReadOptions); SYNCSCOPE_FOLD_ABOVE_CALLS=0 folds this one: the findings,
@@ -192,7 +220,8 @@ TEST(LaunchAggregation, AStretchOfALongTraceIsTheStretchOfTheWholeOne) {
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
   std::ifstream in_a(out + "/a.json"), in_b(out + "/b.json");
-  const nlohmann::json ja = nlohmann::json::parse(in_a, nullptr, false), jb = nlohmann::json::parse(in_b, nullptr, false);
+  const nlohmann::json ja = nlohmann::json::parse(in_a, nullptr, false),
+                       jb = nlohmann::json::parse(in_b, nullptr, false);
   ASSERT_FALSE(ja.is_discarded() || jb.is_discarded());
   EXPECT_EQ(finding_identities(ja), finding_identities(jb));
   EXPECT_EQ(ja["processes"][0]["events"], jb["processes"][0]["events"]);
@@ -280,7 +309,8 @@ TEST(LaunchAggregation, ASyncOwingItsPythonFramesStaysBetweenItsLaunches) {
   for (const Event& e : t.events) {
     if (e.api == static_cast<uint16_t>(ApiId::cudaStreamSynchronize)) {
       ++syncs;
-      if (launches_since_sync >= 0) EXPECT_EQ(launches_since_sync, 80) << "between syncs " << syncs - 1 << " and " << syncs;
+      if (launches_since_sync >= 0)
+        EXPECT_EQ(launches_since_sync, 80) << "between syncs " << syncs - 1 << " and " << syncs;
       launches_since_sync = 0;
       EXPECT_EQ(python_line_of(t, e), 16u) << "the sync owes its Python line";
     } else if (api_family(e.api) == ApiFamily::kLaunch && launches_since_sync >= 0) {

@@ -117,22 +117,12 @@ std::vector<std::string> attempt(const std::string& mode, bool timeline) {
 }
 
 // The prediction against the measured saving, on the fake runtime, whose
-// GPU is the CPU: a machine busy with other work (CI's neighbours) stretches
-// one run's syncs and not another's (a GPU-bound step measured 2.5 ms
-// instead of 1.9 once, beside a ctest run that was otherwise serial). A
-// miss is tried again, up to three attempts; all three must miss to fail,
-// and a wrong model misses every time.
-constexpr int kAttempts = 3;
-
+// GPU is the CPU: a machine busy with other work stretches one run's syncs
+// and not another's (a GPU-bound step measured 2.5 ms instead of 1.9 once,
+// beside a ctest run that was otherwise serial), so a miss is tried again
+// (expect_an_attempt_holds); a wrong model misses every time.
 void check(const std::string& mode, bool timeline) {
-  std::string misses;
-  for (int i = 1; i <= kAttempts; ++i) {
-    const std::vector<std::string> short_of = attempt(mode, timeline);
-    if (::testing::Test::HasFailure()) return;  // setup, not timing
-    if (short_of.empty()) return;
-    for (const std::string& s : short_of) misses += "\n  attempt " + std::to_string(i) + ": " + s;
-  }
-  ADD_FAILURE() << "every attempt missed:" << misses;
+  expect_an_attempt_holds([&] { return attempt(mode, timeline); });
 }
 
 // A print(tensor)-like statement (tests/integration/python/print_loop.py):
@@ -209,14 +199,20 @@ std::vector<whatif::FindingPrediction> print_predictions(bool line_events, doubl
   return out;
 }
 
-TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) {
+// One attempt of the print's check: the twins measured plain, then a
+// recording without and one with line events. Returns what fell short of
+// the timing comparisons (a loaded machine once measured the broken twin's
+// step 2.9 ms instead of 2.0, the recordings as usual); what the
+// predictions are (a floor or not, which fix) fails the test at once.
+std::vector<std::string> print_attempt() {
+  std::vector<std::string> short_of;
   std::vector<double> broken, fixed;
   for (int round = 0; round < 3; ++round) {
     broken.push_back(plain_print_step_us("broken"));
     fixed.push_back(plain_print_step_us("fixed"));
   }
   const double saving = (median(broken) - median(fixed)) * 1e3;
-  ASSERT_GT(saving, 0);
+  if (saving <= 0) return {"the fixed twin measured no faster: saving " + std::to_string(saving / 1e3) + " us"};
   double waits_us = 0;
   // The formatter's Python work before its first read-back and after its
   // last is a third of the saving: from the calls alone the prediction is a
@@ -228,16 +224,31 @@ TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) {
         median(broken), median(fixed), saving / 1e3, p.prediction.saving_low_ns / 1e3,
         whatif::basis_name(p.prediction.basis), waits_us);
     EXPECT_TRUE(p.floor);
-    EXPECT_LT(p.prediction.saving_low_ns, 0.85 * saving) << "a floor: the work before and after is not seen";
-    EXPECT_GT(p.prediction.saving_low_ns, 2 * waits_us * 1e3) << "the work between the calls is";
+    if (p.prediction.saving_low_ns >= 0.85 * saving) {
+      short_of.push_back("from calls alone " + std::to_string(p.prediction.saving_low_ns / 1e3) +
+                         " us, not below 85% of the measured " + std::to_string(saving / 1e3) +
+                         " us: a floor, the work before and after is not seen");
+    }
+    if (p.prediction.saving_low_ns <= 2 * waits_us * 1e3) {
+      short_of.push_back("from calls alone " + std::to_string(p.prediction.saving_low_ns / 1e3) +
+                         " us, not above twice the waits " + std::to_string(waits_us) +
+                         " us: the work between the calls is seen");
+    }
   }
   for (const whatif::FindingPrediction& p : print_predictions(true, &waits_us)) {
     std::printf("print: measured saving %.0f us; with line events predicted %.0f us (%s)\n", saving / 1e3,
                 p.prediction.saving_low_ns / 1e3, whatif::basis_name(p.prediction.basis));
-    EXPECT_NEAR(p.prediction.saving_low_ns, saving, 0.25 * saving) << "the statement, every read-back's site alike";
     EXPECT_FALSE(p.floor) << "every execution bounded by its line";
+    if (std::abs(p.prediction.saving_low_ns - saving) > 0.25 * saving) {
+      short_of.push_back("with line events " + std::to_string(p.prediction.saving_low_ns / 1e3) +
+                         " us, not within 25% of the measured " + std::to_string(saving / 1e3) +
+                         " us: the statement, every read-back's site alike");
+    }
   }
+  return short_of;
 }
+
+TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) { expect_an_attempt_holds(print_attempt); }
 
 TEST(WhatIf, TheLineWatchStopsAtItsBudget) {
   // Past 250,000 line events (preload/python/line_events.cpp) the callback
