@@ -81,6 +81,16 @@ bool parse_known_sites(const std::string& json, std::vector<KnownSite>* out, std
     if (why.empty()) site.replay = text_field(entry, "replay", false, &why);
     if (why.empty()) site.fix = text_field(entry, "fix", true, &why);
     if (why.empty()) {
+      auto drops = entry.find("drops_operations");
+      if (drops != entry.end() && !drops->is_number_unsigned()) {
+        why = "\"drops_operations\" is not a count";
+      } else if (drops != entry.end()) {
+        if (site.replay.empty()) why = "\"drops_operations\" without a \"replay\"";
+        if (drops->get<uint64_t>() > 100) why = "\"drops_operations\" above 100";
+        site.drops_operations = static_cast<uint32_t>(std::min<uint64_t>(drops->get<uint64_t>(), 100));
+      }
+    }
+    if (why.empty()) {
       auto ops = entry.find("operations");
       if (ops != entry.end() && ops->is_array()) {
         for (const nlohmann::json& op : *ops) {

@@ -30,6 +30,13 @@ struct KnownSite {
   // operation's fix (whatif/finding_fixes.h), where the hint's setting does
   // what it does (log every N steps).
   std::string replay;
+  // The library's operations that launch work and that the setting removes
+  // besides the replayed read (GradScaler under bf16: its scale's multiply,
+  // the inverse scale's double, reciprocal and float, found_inf's fill, the
+  // unscale and the scale update, torch/amp/grad_scaler.py): the replay
+  // takes each off the host at the program's own cost of an operation
+  // (whatif/what_if.h, SiteFix::drops_operations). 0: none.
+  uint32_t drops_operations = 0;
   std::vector<std::pair<std::string, std::string>> checked;  // package -> version checked against
 };
 

@@ -24,6 +24,14 @@ std::map<int, Steps> steps_by_phase(const Analysis& analysis) {
 
 SiteSpec site_of(const Finding& f, uint32_t site) { return SiteSpec{site, f.tid, f.stack_id}; }
 
+// The operations a known site's setting drops besides the replayed read,
+// for the fix the known site names (a finding replayed by another fix
+// keeps them).
+uint32_t dropped_operations(Fix fix, const KnownSite* known) {
+  if (known == nullptr || fix != Fix::kDropReadBack) return 0;
+  return fix_from_name(known->replay) == fix ? known->drops_operations : 0;
+}
+
 // Each statement-removing site's statement (statement_span.h; for
 // fixed-shape from its read-back on), found once for its own finding and
 // for "all fixed".
@@ -89,8 +97,10 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
   Predictions out;
   out.findings.resize(analysis.findings.size());
   const std::map<int, Steps> phases = steps_by_phase(analysis);
-  // Every predicted finding's site and fix, whatever its phase.
+  // Every predicted finding's site and fix, whatever its phase, and the
+  // operations its setting drops besides (SiteFix::drops_operations).
   std::vector<std::pair<SiteSpec, Fix>> fixable;
+  std::map<uint32_t, uint32_t> drops;
   // Each phase's program and the baseline its fixes are compared with, made
   // once for all of its findings, and the statements of read-backs in it.
   std::map<int, std::pair<TraceProgram, Baseline>> built;
@@ -107,7 +117,8 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     auto steps = phases.find(f.phase_index);
     const Operation operation = i < operations.size() ? operations[i] : Operation::kUnknown;
-    std::optional<Fix> fix = fix_for(f, operation, i < known_sites.size() ? known_sites[i] : nullptr);
+    const KnownSite* known = i < known_sites.size() ? known_sites[i] : nullptr;
+    std::optional<Fix> fix = fix_for(f, operation, known);
     if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
     const auto& [program, base] = program_of(f.phase_index, steps->second);
     const uint32_t site = static_cast<uint32_t>(i + 1);
@@ -118,7 +129,9 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const bool seen_whole = part == StatementPart::kWhole && span != nullptr && whole_statement(*span);
     const OpMarks marks = marks_for(program, statements[f.phase_index], {{site_of(f, site), *fix}});
     const bool floor = (saving_is_a_floor(*fix) && !seen_whole) || moves_loading_off_the_thread(*fix, operation);
-    out.findings[i] = FindingPrediction{*fix, predict(base, {{site, *fix}}, &marks), floor, saving_is_a_ceiling(*fix)};
+    const SiteFix site_fix{site, *fix, dropped_operations(*fix, known)};
+    drops[site] = site_fix.drops_operations;
+    out.findings[i] = FindingPrediction{*fix, predict(base, {site_fix}, &marks), floor, saving_is_a_ceiling(*fix)};
     fixable.emplace_back(site_of(f, site), *fix);
   }
   // "All fixed" fixes every predicted finding in each phase's steps, its
@@ -145,7 +158,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     std::vector<size_t> changed;
     for (const auto& [spec, fix] : in_order) {
       if (!marked[spec.site]) continue;
-      fixes.push_back({spec.site, fix});
+      fixes.push_back({spec.site, fix, drops[spec.site]});
       changed.push_back(spec.site - 1);
     }
     const bool own = std::any_of(fixable.begin(), fixable.end(), [&](const auto& sf) {

@@ -122,7 +122,11 @@ std::vector<uint64_t> work_between_statement_calls(const Program& program, const
 
 Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, const OpMarks* marks) {
   std::unordered_map<uint32_t, Fix> fix_of;
-  for (const SiteFix& f : fixes) fix_of[f.site] = f.fix;
+  std::unordered_map<uint32_t, uint32_t> drops_of;
+  for (const SiteFix& f : fixes) {
+    fix_of[f.site] = f.fix;
+    if (f.drops_operations > 0) drops_of[f.site] = f.drops_operations;
+  }
   std::vector<uint32_t> site_of_op;
   if (marks != nullptr) {
     site_of_op = marks->site;
@@ -141,10 +145,14 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
   const bool adds_calls = std::any_of(fixes.begin(), fixes.end(), [](const SiteFix& f) {
     return f.fix == Fix::kComputeOnGpu || f.fix == Fix::kSideStream;
   });
-  const uint64_t added_call_ns = adds_calls ? median_launch_call_ns(program) : 0;
   const bool moves_copies =
       std::any_of(fixes.begin(), fixes.end(), [](const SiteFix& f) { return f.fix == Fix::kSideStream; });
-  const uint64_t dispatch = moves_copies ? operation_dispatch_ns(program) : 0;
+  const bool costs_operations = moves_copies || !drops_of.empty();
+  const uint64_t added_call_ns = adds_calls || costs_operations ? median_launch_call_ns(program) : 0;
+  const uint64_t dispatch = costs_operations ? operation_dispatch_ns(program) : 0;
+  // The host work of operations a setting drops besides its site's calls
+  // (SiteFix::drops_operations), not yet taken off the ops after the site.
+  uint64_t dropped_work = 0;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     Op op = program.ops[i];
     op.site = site_of_op[i];
@@ -183,6 +191,9 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     op.host_before_ns += carried;
     carried = 0;
     if (it == fix_of.end()) {
+      const uint64_t taken = std::min(op.host_before_ns, dropped_work);
+      op.host_before_ns -= taken;
+      dropped_work -= taken;
       out.ops.push_back(op);
       continue;
     }
@@ -226,8 +237,18 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         }
         carried = op.host_before_ns;
         continue;
-      case Fix::kDropCall:
       case Fix::kDropReadBack:
+        if (auto drops = drops_of.find(op.site);
+            drops != drops_of.end() && (i == 0 || site_of_op[i - 1] != op.site)) {
+          // Once an execution, the setting's other operations: each what
+          // one launching operation costs this program's host, its
+          // dispatch and its launch call, taken off the host work of the
+          // ops that follow (where they ran is not recorded).
+          dropped_work += drops->second * (dispatch + added_call_ns);
+        }
+        carried = op.host_before_ns;
+        continue;
+      case Fix::kDropCall:
         carried = op.host_before_ns;
         continue;
       case Fix::kSideStream: {

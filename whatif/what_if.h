@@ -73,7 +73,10 @@ enum class Fix : uint8_t {
   // read-back goes, its copy and its waits with the host's work between
   // them, as compute-on-gpu, and nothing replaces it. A floor: the setting
   // may also remove work that served the check outside the read-back's
-  // calls (the scaler's unscale and scale-update kernels).
+  // calls (the scaler's unscale and scale-update kernels), which the replay
+  // counts where the known site says how many operations that is
+  // (SiteFix::drops_operations), and not the library's Python work around
+  // them.
   kDropReadBack,
 };
 
@@ -155,6 +158,16 @@ inline constexpr uint64_t kSideStreamOperations = 3;
 struct SiteFix {
   uint32_t site = 0;
   Fix fix = Fix::kDropSync;
+  // Drop-read-back: the operations the library setting removes besides the
+  // read (a known site's drops_operations: GradScaler under bf16, seven),
+  // whose launches no recorded frame or name ties to the site. Once for
+  // each execution of the site, each costs the host what one launching
+  // operation costs this program (the median dispatch before a launch, the
+  // recorder's capture left out, and the median launch call), taken off the
+  // host work of the ops that follow it; their GPU work stays. The saving
+  // stays a floor: the Python work of the library around them (GradScaler's
+  // loop over every parameter) is not counted.
+  uint32_t drops_operations = 0;
 };
 
 // What the fixes of one prediction act on, op by op, for a program prepared

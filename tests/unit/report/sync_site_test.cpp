@@ -297,6 +297,35 @@ TEST(KnownSites, AnEntryMayNameTheFixItsSettingMakes) {
   EXPECT_NE(error.find("replay"), std::string::npos) << error;
 }
 
+// GradScaler's read under bf16 goes with seven launching operations
+// (torch/amp/grad_scaler.py: the scale's multiply, the inverse scale's
+// double, reciprocal and float, found_inf's fill, the unscale, the scale
+// update), in each library's entry for it.
+TEST(KnownSites, AnEntryMayCountTheOperationsItsSettingDrops) {
+  std::vector<KnownSite> table = parsed_table(R"([
+    {"id": "a", "library": "l", "file": "l/a.py", "fix": "bf16", "replay": "drop-read-back", "drops_operations": 7,
+     "checked": {"l": "1"}}])");
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].drops_operations, 7u);
+  for (const char* bad : {R"("drops_operations": -1, "replay": "drop-read-back")",
+                          R"("drops_operations": "7", "replay": "drop-read-back")",
+                          R"("drops_operations": 7)", R"("drops_operations": 101, "replay": "drop-read-back")"}) {
+    std::string error;
+    EXPECT_FALSE(parse_known_sites(std::string(R"([{"id": "c", "library": "l", "file": "l/c.py", "fix": "x", )") +
+                                       bad + R"(, "checked": {"l": "1"}}])",
+                                   &table, &error))
+        << bad;
+    EXPECT_NE(error.find("drops_operations"), std::string::npos) << error;
+  }
+  size_t scalers = 0;
+  for (const KnownSite& site : known_sites()) {
+    if (site.id.find("grad-scaler") == std::string::npos || site.replay != "drop-read-back") continue;
+    ++scalers;
+    EXPECT_EQ(site.drops_operations, 7u) << site.id;
+  }
+  EXPECT_EQ(scalers, 3u) << "torch's, Accelerate's and Lightning's";
+}
+
 TEST(KnownSites, MatchedFromTheInnermostFrameToTheSyncFrame) {
   std::vector<KnownSite> table = parsed_table(R"([
     {"id": "save", "library": "torch", "file": "torch/serialization.py", "function": "save",

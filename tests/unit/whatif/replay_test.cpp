@@ -391,6 +391,57 @@ TEST(WhatIf, ComputeOnGpuSpendsTheProgramsMedianLaunchOnTheDecision) {
   EXPECT_EQ(decisions, 2u);
 }
 
+// A known site whose setting drops more than the read (GradScaler under
+// bf16: seven launching operations, sites/known_sites.json) takes each off
+// the host at what one launching operation costs this program: its median
+// dispatch and launch call, from the work of the ops after the site, once
+// an execution; their GPU work stays.
+TEST(WhatIf, DropReadBackTakesTheSettingsOtherOperationsOffTheHost) {
+  std::vector<Op> ops;
+  for (uint32_t step = 0; step < 2; ++step) {
+    for (uint64_t before : {12, 16, 14}) {
+      Op kernel = enqueue(kLegacyStream, 10 * kUs, before * kUs, step);
+      kernel.call_ns = 4 * kUs;
+      ops.push_back(kernel);
+    }
+    Op copy = enqueue(kLegacyStream, 2 * kUs, 3 * kUs, step);
+    copy.kind = OpKind::kBlockingCopy;
+    copy.call_ns = 12 * kUs;
+    Op sync = stream_sync();
+    sync.step = step;
+    sync.host_before_ns = 1 * kUs;
+    ops.insert(ops.end(), {copy, sync});
+    for (uint64_t before : {50, 50}) {  // what follows the read: the optimizer's step
+      Op kernel = enqueue(kLegacyStream, 10 * kUs, before * kUs, step);
+      kernel.call_ns = 4 * kUs;
+      ops.push_back(kernel);
+    }
+  }
+  const Program p = program(ops);
+  const OpMarks marks{{0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 4, 4, 0, 0}, {}};
+  const Program read_only = apply_fixes(p, {{4, Fix::kDropReadBack}}, &marks);
+  const Program with_ops = apply_fixes(p, {{4, Fix::kDropReadBack, 2}}, &marks);
+  ASSERT_EQ(with_ops.ops.size(), read_only.ops.size()) << "no op of the recording goes besides the read";
+  // Dispatch: the launches' median of 12, 16, 14, 50, 50 (each step), 16
+  // µs; the launch call 4 µs; two operations, 40 µs, once a step, from the
+  // 54 µs before the launch after the read (50, and the read's 3 + 1
+  // carried).
+  const uint64_t one_operation = (16 + 4) * kUs;
+  uint64_t taken = 0;
+  for (size_t i = 0; i < read_only.ops.size(); ++i) {
+    taken += read_only.ops[i].host_before_ns - with_ops.ops[i].host_before_ns;
+    EXPECT_EQ(read_only.ops[i].gpu_ns, with_ops.ops[i].gpu_ns) << "their GPU work stays";
+  }
+  EXPECT_EQ(taken, 2 * 2 * one_operation) << "two operations, each step";
+  EXPECT_EQ(with_ops.ops[3].host_before_ns, read_only.ops[3].host_before_ns - 2 * one_operation)
+      << "taken from the work after the read, first from the op right after it";
+  EXPECT_EQ(replay(read_only).host_end_ns[1] - replay(with_ops).host_end_ns[1], 2 * 2 * one_operation)
+      << "host-bound: the saving grows by their host time";
+  const Program other_fix = apply_fixes(p, {{4, Fix::kComputeOnGpu, 2}}, &marks);
+  EXPECT_EQ(replay(other_fix).host_end_ns[1], replay(apply_fixes(p, {{4, Fix::kComputeOnGpu}}, &marks)).host_end_ns[1])
+      << "only drop-read-back takes a setting's operations";
+}
+
 // The recorder captures a sync's or a copy's stack before the call, host
 // time a plain run does not spend (on an H200, 11 µs a capture under
 // Accelerate): the recording holds it, so the replay as recorded does, but
