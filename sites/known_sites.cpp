@@ -17,9 +17,25 @@ bool ends_with_path(const std::string& file, const std::string& suffix) {
   return file.size() == suffix.size() || file[file.size() - suffix.size() - 1] == '/';
 }
 
+// A generator expression (before Python 3.12 a comprehension too) runs as a
+// frame of its own, named after the function it is written in: torch's
+// GradScaler reads found_inf in `any(v.item() for v in ...)`, a frame named
+// GradScaler._maybe_opt_step.<locals>.<genexpr> at the read's line, whose
+// caller's line is the `any(` above it.
+std::string enclosing_function(const std::string& name) {
+  for (const std::string inner : {".<locals>.<genexpr>", ".<locals>.<listcomp>", ".<locals>.<dictcomp>",
+                                  ".<locals>.<setcomp>"}) {
+    if (name.size() > inner.size() && name.compare(name.size() - inner.size(), inner.size(), inner) == 0) {
+      return name.substr(0, name.size() - inner.size());
+    }
+  }
+  return name;
+}
+
 // Python 3.11+ records qualified names (Trainer._run_epoch); older ones the
 // bare name (_run_epoch). Either matches the other.
-bool same_function(const std::string& recorded, const std::string& wanted) {
+bool same_function(const std::string& recorded_frame, const std::string& wanted) {
+  const std::string recorded = enclosing_function(recorded_frame);
   if (recorded == wanted) return true;
   auto last = [](const std::string& name) {
     const size_t dot = name.rfind('.');

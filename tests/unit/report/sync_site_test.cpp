@@ -355,6 +355,34 @@ TEST(KnownSites, MatchedFromTheInnermostFrameToTheSyncFrame) {
   EXPECT_EQ(match_known_site(table, site, Operation::kItem, Category::kHiddenSync), nullptr);
 }
 
+// A generator expression is a frame of its own, named after the function
+// it is written in, at the read's line: torch's GradScaler reads found_inf
+// in `any(v.item() for v in ...)`, whose caller's line is the `any(`. The
+// shipped entry for it matched no recording before this (the read's text is
+// the generator's line, not its caller's).
+TEST(KnownSites, AGeneratorExpressionIsItsFunctionsLine) {
+  SiteFrames site;
+  site.python = {{kSite + "torch/amp/grad_scaler.py", 451, "GradScaler._maybe_opt_step.<locals>.<genexpr>"},
+                 {kSite + "torch/amp/grad_scaler.py", 450, "GradScaler._maybe_opt_step"},
+                 {"/home/me/train.py", 5, "main"}};
+  site.has_sync = true;
+  site.sync_python_index = 0;
+  site.sync.source = "v.item() for v in optimizer_state[\"found_inf_per_device\"].values()";
+  const KnownSite* scaler = match_known_site(known_sites(), site, Operation::kItem, Category::kHiddenSync);
+  ASSERT_NE(scaler, nullptr);
+  EXPECT_EQ(scaler->id, "torch-grad-scaler-found-inf");
+  // Only a comprehension's own suffix: a function defined inside another
+  // (Lightning's convert_tensors_to_scalars.<locals>.to_item) is itself.
+  std::vector<KnownSite> table = parsed_table(R"([
+    {"id": "outer", "library": "l", "file": "l/a.py", "function": "outer", "fix": "x", "checked": {"l": "1"}}])");
+  ASSERT_EQ(table.size(), 1u);
+  site.python = {{kSite + "l/a.py", 3, "outer.<locals>.inner"}};
+  site.sync.source = "";
+  EXPECT_EQ(match_known_site(table, site, Operation::kItem, Category::kHiddenSync), nullptr);
+  site.python = {{kSite + "l/a.py", 3, "outer.<locals>.<listcomp>"}};
+  EXPECT_NE(match_known_site(table, site, Operation::kItem, Category::kHiddenSync), nullptr);
+}
+
 TEST(KnownSites, ACopyOnTheComputeStreamTakesNoSyncSitesFix) {
   // Accelerate's send_to_device: its blocking copy is a known sync site
   // (non_blocking=True removes the wait); the same copy queued on the
