@@ -23,8 +23,8 @@ bool ends_with_path(const std::string& file, const std::string& suffix) {
 // GradScaler._maybe_opt_step.<locals>.<genexpr> at the read's line, whose
 // caller's line is the `any(` above it.
 std::string enclosing_function(const std::string& name) {
-  for (const std::string inner : {".<locals>.<genexpr>", ".<locals>.<listcomp>", ".<locals>.<dictcomp>",
-                                  ".<locals>.<setcomp>"}) {
+  for (const std::string inner :
+       {".<locals>.<genexpr>", ".<locals>.<listcomp>", ".<locals>.<dictcomp>", ".<locals>.<setcomp>"}) {
     if (name.size() > inner.size() && name.compare(name.size() - inner.size(), inner.size(), inner) == 0) {
       return name.substr(0, name.size() - inner.size());
     }
@@ -41,7 +41,8 @@ bool same_function(const std::string& recorded_frame, const std::string& wanted)
     const size_t dot = name.rfind('.');
     return dot == std::string::npos ? name : name.substr(dot + 1);
   };
-  const bool recorded_bare = recorded.find('.') == std::string::npos, wanted_bare = wanted.find('.') == std::string::npos;
+  const bool recorded_bare = recorded.find('.') == std::string::npos,
+             wanted_bare = wanted.find('.') == std::string::npos;
   return (recorded_bare || wanted_bare) && last(recorded) == last(wanted);
 }
 
@@ -110,8 +111,10 @@ bool parse_known_sites(const std::string& json, std::vector<KnownSite>* out, std
       auto ops = entry.find("operations");
       if (ops != entry.end() && ops->is_array()) {
         for (const nlohmann::json& op : *ops) {
-          if (!op.is_string()) why = "\"operations\" holds a non-string";
-          else site.operations.push_back(op.get<std::string>());
+          if (!op.is_string())
+            why = "\"operations\" holds a non-string";
+          else
+            site.operations.push_back(op.get<std::string>());
         }
       } else if (ops != entry.end()) {
         why = "\"operations\" is not an array";
@@ -123,8 +126,10 @@ bool parse_known_sites(const std::string& json, std::vector<KnownSite>* out, std
         why = "\"checked\" must name the versions it was checked against";
       } else {
         for (const auto& [package, version] : checked->items()) {
-          if (!version.is_string()) why = "\"checked\" versions must be strings";
-          else site.checked.emplace_back(package, version.get<std::string>());
+          if (!version.is_string())
+            why = "\"checked\" versions must be strings";
+          else
+            site.checked.emplace_back(package, version.get<std::string>());
         }
       }
     }
@@ -143,7 +148,7 @@ const KnownSite* match_known_site(const std::vector<KnownSite>& table, const Sit
   const bool waiter = site.python.empty();
   const std::vector<PythonSiteFrame>& frames = waiter ? site.waiter_python : site.python;
   const size_t last = site.has_sync && site.sync_python_index >= 0 ? static_cast<size_t>(site.sync_python_index)
-                                                                    : frames.size() - (frames.empty() ? 0 : 1);
+                                                                   : frames.size() - (frames.empty() ? 0 : 1);
   const std::string op_name = operation_name(op);
   for (size_t i = 0; i < frames.size() && i <= last; ++i) {
     const PythonSiteFrame& frame = frames[i];

@@ -238,8 +238,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         carried = op.host_before_ns;
         continue;
       case Fix::kDropReadBack:
-        if (auto drops = drops_of.find(op.site);
-            drops != drops_of.end() && (i == 0 || site_of_op[i - 1] != op.site)) {
+        if (auto drops = drops_of.find(op.site); drops != drops_of.end() && (i == 0 || site_of_op[i - 1] != op.site)) {
           // Once an execution, the setting's other operations: each what
           // one launching operation costs this program's host, its
           // dispatch and its launch call, taken off the host work of the

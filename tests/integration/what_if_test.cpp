@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -249,6 +250,66 @@ std::vector<std::string> print_attempt() {
 }
 
 TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) { expect_an_attempt_holds(print_attempt); }
+
+// fp16's GradScaler against bf16, which needs none
+// (tests/integration/python/scaler_loop.py, the stand-in GradScaler of
+// torch/amp/grad_scaler.py): the known site torch-grad-scaler-found-inf
+// replays drop-read-back with the scaler's seven launching operations, each
+// an operation of the loop's own cost here; its read alone is a few percent
+// of what bf16 saves.
+const std::string kScalerLoop = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/scaler_loop.py";
+
+double plain_scaler_step_us(const std::string& precision) {
+  RunResult r = run({"/usr/bin/env", "python3", kScalerLoop, "150", precision}, python_env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.out.find("step_us=");
+  return at == std::string::npos ? 0 : std::stod(r.out.substr(at + 8));
+}
+
+std::vector<std::string> scaler_attempt() {
+  std::vector<double> fp16, bf16;
+  for (int round = 0; round < 3; ++round) {
+    fp16.push_back(plain_scaler_step_us("fp16"));
+    bf16.push_back(plain_scaler_step_us("bf16"));
+  }
+  const double saving_us = median(fp16) - median(bf16);
+  if (saving_us <= 0) return {"bf16 measured no faster: saving " + std::to_string(saving_us) + " us"};
+  const std::string dir = fresh_dir("what-if-scaler");
+  RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--format", "json=" + dir + "/r.json",
+                     "--", "/usr/bin/env", "python3", kScalerLoop, "150", "fp16"},
+                    python_env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(slurp(dir + "/r.json"), nullptr, false);
+  if (report.is_discarded() || !report.contains("processes") || report["processes"].empty()) {
+    ADD_FAILURE() << "no JSON report: " << r.err;
+    return {};
+  }
+  const nlohmann::json* read = nullptr;
+  for (const nlohmann::json& f : report["processes"][0]["findings"]) {
+    if (f["phase"] == "steady" && f["cause"] == "read-back") read = &f;
+  }
+  if (read == nullptr) {
+    ADD_FAILURE() << "no steady read-back: " << report.dump(1);
+    return {};
+  }
+  EXPECT_EQ((*read)["known_site"]["id"], "torch-grad-scaler-found-inf") << read->dump(1);
+  EXPECT_EQ((*read)["predicted_fix"], "drop-read-back");
+  EXPECT_EQ((*read)["predicted_saving_is_floor"], true);
+  const double predicted_us =
+      (*read)["predicted_saving_us_per_step"].is_number() ? (*read)["predicted_saving_us_per_step"].get<double>() : 0.0;
+  const double blocked_us =
+      (*read)["host_blocked_us_per_step"].is_number() ? (*read)["host_blocked_us_per_step"].get<double>() : 0.0;
+  std::printf("scaler: measured %.0f -> %.0f us (saving %.0f); predicted at least %.0f us; the read blocked %.0f us\n",
+              median(fp16), median(bf16), saving_us, predicted_us, blocked_us);
+  EXPECT_LT(blocked_us * 4, saving_us) << "the read alone is a small part of what bf16 saves";
+  if (std::abs(predicted_us - saving_us) > 0.25 * saving_us) {
+    return {"predicted " + std::to_string(predicted_us) + " us, not within 25% of the measured " +
+            std::to_string(saving_us) + " us"};
+  }
+  return {};
+}
+
+TEST(WhatIf, ASettingThatDropsTheScalerPredictsItsOperations) { expect_an_attempt_holds(scaler_attempt); }
 
 TEST(WhatIf, TheLineWatchStopsAtItsBudget) {
   // Past 250,000 line events (preload/python/line_events.cpp) the callback

@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "detectors/finding_merge.h"
-#include "trace/code_ownership.h"
+#include "report/site_text.h"
 #include "sites/known_sites.h"
 #include "sites/site_frames.h"
-#include "report/site_text.h"
 #include "sites/sync_operation.h"
 #include "tests/unit/report/pytorch_frames.h"
+#include "trace/code_ownership.h"
 
 namespace syncscope::testing {
 namespace {
@@ -128,10 +128,12 @@ TEST(SyncOperation, ReadFromPyTorchsNativeFrames) {
   as_bool.push_back(frame("at::native::is_nonzero(at::Tensor const&)", "libtorch_cpu.so"));
   EXPECT_EQ(classify_operation(read_back, native_site(as_bool)), Operation::kBool);
 
-  const std::vector<Frame> masked = {frame("at::native::nonzero_out_cuda(at::Tensor const&, at::Tensor&)", "libtorch_cuda.so"),
-                                     frame("at::native::nonzero_cuda(at::Tensor const&)", "libtorch_cuda.so"),
-                                     frame("at::native::expandTensors(at::Tensor const&, c10::IListRef<at::OptionalTensorRef> const&)", "libtorch_cpu.so"),
-                                     frame("at::native::index(at::Tensor const&, c10::List<std::optional<at::Tensor> > const&)", "libtorch_cpu.so")};
+  const std::vector<Frame> masked = {
+      frame("at::native::nonzero_out_cuda(at::Tensor const&, at::Tensor&)", "libtorch_cuda.so"),
+      frame("at::native::nonzero_cuda(at::Tensor const&)", "libtorch_cuda.so"),
+      frame("at::native::expandTensors(at::Tensor const&, c10::IListRef<at::OptionalTensorRef> const&)",
+            "libtorch_cpu.so"),
+      frame("at::native::index(at::Tensor const&, c10::List<std::optional<at::Tensor> > const&)", "libtorch_cpu.so")};
   EXPECT_EQ(classify_operation(read_back, native_site(masked)), Operation::kNonzero);
 
   const std::vector<Frame> copy = {frame("at::native::copy_kernel_cuda(at::TensorIterator&, bool)", "libtorch_cuda.so"),
@@ -151,9 +153,10 @@ TEST(SyncOperation, ReadFromPyTorchsNativeFrames) {
 
   // minGPT's logits[logits < v[:, [-1]]]: the list index is copied to the device.
   std::vector<Frame> list_index = copy;
-  list_index.push_back(frame("torch::utils::indexing_tensor_from_data(c10::TensorOptions, c10::ScalarType, "
-                             "std::optional<c10::Device>, _object*)",
-                             "libtorch_python.so"));
+  list_index.push_back(
+      frame("torch::utils::indexing_tensor_from_data(c10::TensorOptions, c10::ScalarType, "
+            "std::optional<c10::Device>, _object*)",
+            "libtorch_python.so"));
   EXPECT_EQ(classify_operation(from_pageable, native_site(list_index)), Operation::kListIndex);
   EXPECT_EQ(classify_operation(sync_finding(Cause::kAsyncRequested, "cudaMemcpyAsync", "cudaMemcpyAsync(H2D)",
                                             Category::kPageableCopy),
@@ -161,10 +164,11 @@ TEST(SyncOperation, ReadFromPyTorchsNativeFrames) {
             Operation::kListIndex);
 
   const Finding explicit_sync = sync_finding(Cause::kExplicit, "cudaDeviceSynchronize", "cudaDeviceSynchronize");
-  EXPECT_EQ(classify_operation(explicit_sync,
-                               native_site({frame("c10::cuda::device_synchronize()", "libc10_cuda.so"),
-                                            frame("THCPModule_cudaSynchronize(_object*, _object*)", "libtorch_python.so")})),
-            Operation::kSynchronize);
+  EXPECT_EQ(
+      classify_operation(explicit_sync,
+                         native_site({frame("c10::cuda::device_synchronize()", "libc10_cuda.so"),
+                                      frame("THCPModule_cudaSynchronize(_object*, _object*)", "libtorch_python.so")})),
+      Operation::kSynchronize);
   EXPECT_EQ(classify_operation(sync_finding(Cause::kImplicitFree, "cudaFree", "cudaFree"), native_site({})),
             Operation::kFree);
   EXPECT_EQ(classify_operation(explicit_sync,
@@ -221,8 +225,7 @@ TEST(SyncOperation, CudnnBenchmarkIsOneOff) {
   EXPECT_TRUE(is_one_off(Operation::kAutotune));
   EXPECT_FALSE(is_one_off(Operation::kItem));
   // An empty_cache() of the user's own is not cuDNN's.
-  EXPECT_EQ(classify_operation(sync_finding(Cause::kImplicitFree, "cudaFree", "cudaFree"),
-                               native_site({freeing[0]})),
+  EXPECT_EQ(classify_operation(sync_finding(Cause::kImplicitFree, "cudaFree", "cudaFree"), native_site({freeing[0]})),
             Operation::kFree);
 }
 
@@ -233,10 +236,10 @@ TEST(SyncOperation, ANativeProgramsOwnCalls) {
   EXPECT_EQ(classify_operation(sync_finding(Cause::kExplicit, "cudaDeviceSynchronize", "cudaDeviceSynchronize"), site),
             Operation::kSynchronize);
   // Its read-back reads a value: not an explicit synchronize.
-  EXPECT_EQ(classify_operation(sync_finding(Cause::kReadBack, "cudaStreamSynchronize",
-                                            "cudaMemcpyAsync(D2H)+cudaStreamSynchronize"),
-                               site),
-            Operation::kUnknown);
+  EXPECT_EQ(
+      classify_operation(
+          sync_finding(Cause::kReadBack, "cudaStreamSynchronize", "cudaMemcpyAsync(D2H)+cudaStreamSynchronize"), site),
+      Operation::kUnknown);
 }
 
 TEST(SyncOperation, UnknownOperationsFallBackToTheCause) {
@@ -308,11 +311,11 @@ TEST(KnownSites, AnEntryMayCountTheOperationsItsSettingDrops) {
   ASSERT_EQ(table.size(), 1u);
   EXPECT_EQ(table[0].drops_operations, 7u);
   for (const char* bad : {R"("drops_operations": -1, "replay": "drop-read-back")",
-                          R"("drops_operations": "7", "replay": "drop-read-back")",
-                          R"("drops_operations": 7)", R"("drops_operations": 101, "replay": "drop-read-back")"}) {
+                          R"("drops_operations": "7", "replay": "drop-read-back")", R"("drops_operations": 7)",
+                          R"("drops_operations": 101, "replay": "drop-read-back")"}) {
     std::string error;
-    EXPECT_FALSE(parse_known_sites(std::string(R"([{"id": "c", "library": "l", "file": "l/c.py", "fix": "x", )") +
-                                       bad + R"(, "checked": {"l": "1"}}])",
+    EXPECT_FALSE(parse_known_sites(std::string(R"([{"id": "c", "library": "l", "file": "l/c.py", "fix": "x", )") + bad +
+                                       R"(, "checked": {"l": "1"}}])",
                                    &table, &error))
         << bad;
     EXPECT_NE(error.find("drops_operations"), std::string::npos) << error;
@@ -340,7 +343,8 @@ TEST(KnownSites, MatchedFromTheInnermostFrameToTheSyncFrame) {
   const KnownSite* save = match_known_site(table, site, Operation::kCopyToHost, Category::kHiddenSync);
   ASSERT_NE(save, nullptr);
   EXPECT_EQ(save->id, "save");
-  EXPECT_EQ(match_known_site(table, site, Operation::kItem, Category::kHiddenSync), nullptr);  // not an operation it makes
+  EXPECT_EQ(match_known_site(table, site, Operation::kItem, Category::kHiddenSync),
+            nullptr);  // not an operation it makes
   // Python before 3.11 records the bare function name, 3.11+ the qualified
   // one: either matches the other, two different qualified names do not.
   site.python = {{kSite + "torch/serialization.py", 10, "Pickler.save"}, {"/home/me/train.py", 5, "main"}};
