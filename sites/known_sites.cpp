@@ -150,27 +150,38 @@ const KnownSite* match_known_site(const std::vector<KnownSite>& table, const Sit
   const size_t last = site.has_sync && site.sync_python_index >= 0 ? static_cast<size_t>(site.sync_python_index)
                                                                    : frames.size() - (frames.empty() ? 0 : 1);
   const std::string op_name = operation_name(op);
-  for (size_t i = 0; i < frames.size() && i <= last; ++i) {
+  auto matches = [&](size_t i, const KnownSite& known) {
     const PythonSiteFrame& frame = frames[i];
+    if (!ends_with_path(frame.file, known.file)) return false;
+    if (!known.function.empty() && !same_function(frame.function, known.function)) return false;
+    if (!known.operations.empty() && op != Operation::kUnknown) {
+      bool makes = false;
+      for (const std::string& name : known.operations) makes |= name == op_name;
+      if (!makes) return false;
+    }
+    if (!known.source.empty()) {
+      // The sync frame's text is already read; other frames' only when needed.
+      const std::string text = static_cast<int>(i) == site.sync_python_index && site.has_sync
+                                   ? site.sync.source
+                                   : source_line(frame.file, frame.line);
+      if (!text.empty() && text.find(known.source) == std::string::npos) return false;
+    }
+    return true;
+  };
+  // The innermost match, except that torch's own entry yields to one of a
+  // library further out that wraps it: Accelerate's and Lightning's fp16
+  // call torch's GradScaler, and their entries name the setting the user
+  // has (Accelerator(mixed_precision="bf16")).
+  const KnownSite* torch_match = nullptr;
+  for (size_t i = 0; i < frames.size() && i <= last; ++i) {
     for (const KnownSite& known : table) {
-      if (!ends_with_path(frame.file, known.file)) continue;
-      if (!known.function.empty() && !same_function(frame.function, known.function)) continue;
-      if (!known.operations.empty() && op != Operation::kUnknown) {
-        bool makes = false;
-        for (const std::string& name : known.operations) makes |= name == op_name;
-        if (!makes) continue;
-      }
-      if (!known.source.empty()) {
-        // The sync frame's text is already read; other frames' only when needed.
-        const std::string text = static_cast<int>(i) == site.sync_python_index && site.has_sync
-                                     ? site.sync.source
-                                     : source_line(frame.file, frame.line);
-        if (!text.empty() && text.find(known.source) == std::string::npos) continue;
-      }
-      return &known;
+      if ((torch_match != nullptr && known.library == "torch") || !matches(i, known)) continue;
+      if (known.library != "torch") return &known;
+      torch_match = &known;
+      break;
     }
   }
-  return nullptr;
+  return torch_match;
 }
 
 }  // namespace syncscope

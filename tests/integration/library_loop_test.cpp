@@ -31,8 +31,8 @@ Recorded record(const std::string& name, const std::vector<std::string>& options
                 const std::string& library = "fakelib") {
   std::string dir = fresh_dir("library-loop-" + name);
   std::string json_path = dir + "/findings.json";
-  std::vector<std::string> argv = {syncscope_bin(), "run", "-o", dir + "/t", "--format", "json=" + json_path,
-                                   "--format", "text"};
+  std::vector<std::string> argv = {syncscope_bin(),     "run",      "-o",  dir + "/t", "--format",
+                                   "json=" + json_path, "--format", "text"};
   argv.insert(argv.end(), options.begin(), options.end());
   for (const char* arg : {"--", "/usr/bin/env", "python3"}) argv.push_back(arg);
   argv.push_back(kScript);
@@ -88,12 +88,14 @@ TEST(LibraryLoop, FindingsNameTheLibraryLineAndTheUserLineThatReachedIt) {
   // On the screen: the headline is the library's line, the user's line follows.
   EXPECT_NE(r.result.out.find("fakelib/trainer.py:22"), std::string::npos) << r.result.out;
   EXPECT_NE(r.result.out.find("[fakelib]"), std::string::npos) << r.result.out;
-  EXPECT_NE(r.result.out.find("reached from " + kScript + ":" + std::to_string(kUserLine)), std::string::npos) << r.result.out;
+  EXPECT_NE(r.result.out.find("reached from " + kScript + ":" + std::to_string(kUserLine)), std::string::npos)
+      << r.result.out;
   EXPECT_NE(r.result.out.find("1 call every 5 steps"), std::string::npos) << r.result.out;
 }
 
 TEST(LibraryLoop, UserCodeOptionMakesTheLibraryTheUsersOwn) {
-  Recorded r = record("user-code", {"--user-code", SYNCSCOPE_SOURCE_DIR "/tests/integration/python/site-packages/fakelib"});
+  Recorded r =
+      record("user-code", {"--user-code", SYNCSCOPE_SOURCE_DIR "/tests/integration/python/site-packages/fakelib"});
   ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
   auto syncs = steady_syncs(r.report);
   const nlohmann::json* check = at_line(syncs, 22);
@@ -123,21 +125,38 @@ TEST(LibraryLoop, LibraryCodeOptionNamesALibraryOutsideSitePackages) {
 // (every-n-steps for a read-back of unknown operation on the fake runtime)
 // would read it every N steps. The log's .item() keeps the operation's fix:
 // its setting (logging_steps) does log less often.
-TEST(LibraryLoop, AKnownSitesSettingPicksTheFixItsPredictionReplays) {
+// One recording of the stand-in Trainer. Where the replay missed the
+// recorded steps by over half, no finding is predicted (`fits`): the fake
+// GPU's work runs on a thread of this machine, which a loaded machine (a
+// parallel ctest run) delays past its simulated time, so the recorded waits
+// outgrow it. That is tried again (expect_an_attempt_holds); the fix picked
+// fails the test at once.
+std::vector<std::string> known_site_attempt() {
   Recorded r = record("known-site", {}, "transformers");
-  ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
+  EXPECT_EQ(r.result.exit_code, 0) << r.result.err;
+  if (r.result.exit_code != 0 || r.report.is_null()) return {};
+  for (const auto& phase : r.report["processes"][0]["phases"]) {
+    if (phase.contains("all_fixed") && phase["all_fixed"].is_object() && phase["all_fixed"]["fits"] == false) {
+      return {"the replay missed the recorded steps: " + phase["all_fixed"].dump()};
+    }
+  }
   auto syncs = steady_syncs(r.report);
   const nlohmann::json* check = at_line(syncs, 34);
   const nlohmann::json* log = at_line(syncs, 42);
-  ASSERT_NE(check, nullptr) << r.report.dump(1);
-  ASSERT_NE(log, nullptr) << r.report.dump(1);
+  if (check == nullptr || log == nullptr) {
+    ADD_FAILURE() << r.report.dump(1);
+    return {};
+  }
   EXPECT_EQ((*check)["known_site"]["id"], "hf-trainer-nan-inf-filter");
   EXPECT_EQ((*check)["predicted_fix"], "drop-statement");
   EXPECT_EQ((*check)["user_frame"]["line"], kUserLine);
   EXPECT_EQ((*log)["known_site"]["id"], "hf-trainer-log-item");
   EXPECT_EQ((*log)["predicted_fix"], "every-n-steps");
   EXPECT_NE(r.result.out.find("fixing it (drop-statement) saves"), std::string::npos) << r.result.out;
+  return {};
 }
+
+TEST(LibraryLoop, AKnownSitesSettingPicksTheFixItsPredictionReplays) { expect_an_attempt_holds(known_site_attempt); }
 
 }  // namespace
 }  // namespace syncscope::testing

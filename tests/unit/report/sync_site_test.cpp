@@ -375,6 +375,16 @@ TEST(KnownSites, AGeneratorExpressionIsItsFunctionsLine) {
   const KnownSite* scaler = match_known_site(known_sites(), site, Operation::kItem, Category::kHiddenSync);
   ASSERT_NE(scaler, nullptr);
   EXPECT_EQ(scaler->id, "torch-grad-scaler-found-inf");
+  // Reached from Accelerate's optimizer (the sync frame: its line calls
+  // torch), Accelerate's entry names the setting its user has.
+  site.python.insert(site.python.end() - 1, {kSite + "torch/amp/grad_scaler.py", 480, "GradScaler.step"});
+  site.python.insert(site.python.end() - 1, {kSite + "accelerate/optimizer.py", 170, "AcceleratedOptimizer.step"});
+  site.sync_python_index = 3;
+  site.sync.source = "                self.scaler.step(self.optimizer, closure)";
+  scaler = match_known_site(known_sites(), site, Operation::kItem, Category::kHiddenSync);
+  ASSERT_NE(scaler, nullptr);
+  EXPECT_EQ(scaler->id, "accelerate-fp16-grad-scaler");
+  EXPECT_EQ(scaler->drops_operations, 7u);
   // Only a comprehension's own suffix: a function defined inside another
   // (Lightning's convert_tensors_to_scalars.<locals>.to_item) is itself.
   std::vector<KnownSite> table = parsed_table(R"([
