@@ -172,7 +172,7 @@ TEST(Dump, LineEventsNameTheLineTheyMark) {
   EXPECT_GE(returns, 1u) << "main returned";
   RunResult text = run({syncscope_bin(), "dump", "--events", trace});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("print_loop.py:56 main"), std::string::npos);
+  EXPECT_NE(text.out.find("print_loop.py:49 main"), std::string::npos);
   EXPECT_NE(text.out.find("print_loop.py:return main"), std::string::npos);
 }
 

@@ -133,7 +133,7 @@ void check(const std::string& mode, bool timeline) {
 const std::string kPrintLoop = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/print_loop.py";
 const std::string kStandIns = SYNCSCOPE_SOURCE_DIR "/tests/integration/python";
 constexpr int kPrintSteps = 150;
-constexpr uint32_t kPrintLine = 56;
+constexpr uint32_t kPrintLine = 49;
 
 std::map<std::string, std::string> python_env() {
   std::map<std::string, std::string> env = fake_runtime_env();

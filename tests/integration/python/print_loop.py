@@ -21,15 +21,11 @@ cuda = ctypes.CDLL(None)  # releases the GIL around each call, as PyTorch does
 
 import torch._tensor_str  # noqa: E402  (the stand-ins of this folder)
 import torch.optim  # noqa: E402
+from twin_loop import busy, mean_step_us, stream_and_buffers  # noqa: E402
 
 STEP_WORK_US = 600  # the step's own host work
 FORMAT_WORK_US = 300  # the formatter's, between two of its read-backs
 
-
-def busy(us):
-    end = time.perf_counter() + us / 1e6
-    while time.perf_counter() < end:
-        pass
 
 
 if os.environ.get("PRINT_LOOP_LINE_WATCH") == "1" and not hasattr(sys, "monitoring"):
@@ -40,10 +36,7 @@ if os.environ.get("PRINT_LOOP_LINE_WATCH") == "1" and not hasattr(sys, "monitori
 
 def main():
     steps, variant = int(sys.argv[1]), sys.argv[2]
-    stream, device, host = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-    cuda.cudaStreamCreateWithFlags(ctypes.byref(stream), 1)
-    cuda.cudaMalloc(ctypes.byref(device), ctypes.c_size_t(64))
-    cuda.cudaMallocHost(ctypes.byref(host), ctypes.c_size_t(64))
+    stream, device, host = stream_and_buffers(cuda)
     optimizer = torch.optim.Optimizer()
     starts = []
     for _ in range(steps):
@@ -53,11 +46,10 @@ def main():
             cuda.cudaMemsetAsync(device, 0, ctypes.c_size_t(64), stream)
         optimizer.step()
         if variant == "broken":
-            torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)  # the print: line 56
+            torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)  # the print: line 49
     text = torch._tensor_str.format_value(cuda, device, host, stream, FORMAT_WORK_US)
     cuda.cudaStreamSynchronize(stream)
-    first, last = steps // 5, int(steps * 0.9)
-    print(f"print_loop: {text} step_us={(starts[last] - starts[first]) / (last - first) * 1e6:.1f}")
+    print(f"print_loop: {text} step_us={mean_step_us(starts):.1f}")
 
 
 if __name__ == "__main__":

@@ -19,23 +19,16 @@ cuda = ctypes.CDLL(None)  # releases the GIL around each call, as PyTorch does
 
 import torch.amp  # noqa: E402  (the stand-ins of this folder)
 import torch.optim  # noqa: E402
+from twin_loop import busy, mean_step_us, stream_and_buffers  # noqa: E402
 
 OPERATION_US = 40
 MODEL_OPERATIONS = 12  # forward, backward and the optimizer's
 
 
-def busy(us):
-    end = time.perf_counter() + us / 1e6
-    while time.perf_counter() < end:
-        pass
-
 
 def main():
     steps, precision = int(sys.argv[1]), sys.argv[2]
-    stream, device, host = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-    cuda.cudaStreamCreateWithFlags(ctypes.byref(stream), 1)
-    cuda.cudaMalloc(ctypes.byref(device), ctypes.c_size_t(64))
-    cuda.cudaMallocHost(ctypes.byref(host), ctypes.c_size_t(64))
+    stream, device, host = stream_and_buffers(cuda)
     optimizer = torch.optim.Optimizer()
     scaler = torch.amp.GradScaler(stream, device, host, OPERATION_US) if precision == "fp16" else None
     starts = []
@@ -52,8 +45,7 @@ def main():
         else:
             optimizer.step()
     cuda.cudaStreamSynchronize(stream)
-    first, last = steps // 5, int(steps * 0.9)
-    print(f"scaler_loop: step_us={(starts[last] - starts[first]) / (last - first) * 1e6:.1f}")
+    print(f"scaler_loop: step_us={mean_step_us(starts):.1f}")
 
 
 if __name__ == "__main__":
