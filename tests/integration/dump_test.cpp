@@ -165,7 +165,7 @@ TEST(Dump, LineEventsNameTheLineTheyMark) {
     if (e["api"] != "syncscope_python_line") continue;
     ASSERT_TRUE(e.contains("python")) << e.dump();
     if (e["python"]["file"] != script) continue;
-    print_lines += e["python"]["line"] == 56 && e["python"]["function"] == "main";
+    print_lines += e["python"]["line"] == 49 && e["python"]["function"] == "main";
     returns += e["python"]["line"] == 0;
   }
   EXPECT_GE(print_lines, 18u) << "the print's line, each step after the watch began";
