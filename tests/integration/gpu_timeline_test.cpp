@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -298,6 +299,7 @@ void expect_windows_join_their_calls(const RunResult& r, const ProcessTrace& t) 
     EXPECT_LE(end - start, 125000000u) << "windows are their length, less margins, plus a late collector tick";
   }
   size_t joined = 0;
+  std::set<std::pair<int64_t, uint8_t>> joined_kinds;  // (call, kind) of each record joined
   for (const GpuActivity& a : t.gpu_activity) {
     if (!gpu_kind_is_work(a.kind)) continue;
     // Where it fails, what the record was and where it lay against the
@@ -314,9 +316,17 @@ void expect_windows_join_their_calls(const RunResult& r, const ProcessTrace& t) 
     for (const auto& [start, end] : t.gpu_windows)
       near |= e.start_ns + 30000000 >= start && e.start_ns <= end + 30000000;
     EXPECT_TRUE(near) << "a record of a call made outside every window: call at " << e.start_ns;
-    // Its own call, not one of another window with the same CUPTI number.
+    // Its own call, not one of another window with the same CUPTI number:
+    // the fake numbers calls from 1 again after each detach, so a record
+    // joined across windows would share its call with that window's own
+    // record of the same kind. (Not a bound on how late the record ran: the
+    // fake GPU's stream threads, starved on a 2-core machine running six
+    // tests, started a kernel 152 ms after its call once.)
     EXPECT_GE(a.start_ns + 1000, e.start_ns);
-    EXPECT_LT(a.start_ns, e.start_ns + 50000000);
+    EXPECT_TRUE(joined_kinds.insert({a.event_index, a.kind}).second)
+        << "two records of kind " << int{a.kind} << " joined one call: correlation " << a.correlation_id << ", record "
+        << a.start_ns << ".." << a.end_ns << ", its call " << api_name(e.api) << " at " << e.start_ns << ", windows "
+        << windows_text(t.gpu_windows);
     ++joined;
   }
   EXPECT_GT(joined, 100u);
