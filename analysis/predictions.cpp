@@ -54,6 +54,7 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOw
     f.predicted = true;
     f.prediction_measured = p.basis == whatif::Basis::kMeasured;
     f.predicted_fix = whatif::fix_name(predictions.findings[i]->fix);
+    f.predicted_dropped_operations = predictions.findings[i]->drops_operations;
     f.prediction_floor = predictions.findings[i]->floor;
     f.prediction_ceiling = predictions.findings[i]->ceiling;
     f.saving_ns_per_step_low = p.saving_low_ns;
@@ -80,10 +81,10 @@ void add_predictions(const ProcessTrace& trace, Analysis* analysis, const CodeOw
       const Finding& f = analysis->findings[i];
       if (f.predicted) bounds.add(f.prediction_floor, f.prediction_ceiling);
     }
-    analysis->all_fixed.push_back(AllFixedPrediction{
-        phase.phase_index, p.basis == whatif::Basis::kMeasured, p.recorded_step_ns, p.replayed_step_ns,
-        p.step_without_low_ns, p.step_without_high_ns, p.fits(), bounds.floor(), bounds.ceiling(), p.saving_low_ns,
-        p.saving_high_ns});
+    analysis->all_fixed.push_back(AllFixedPrediction{phase.phase_index, p.basis == whatif::Basis::kMeasured,
+                                                     p.recorded_step_ns, p.replayed_step_ns, p.step_without_low_ns,
+                                                     p.step_without_high_ns, p.fits(), bounds.floor(), bounds.ceiling(),
+                                                     p.saving_low_ns, p.saving_high_ns});
   }
   // Ranked again, now by what fixing each saves (detectors/finding_rank.h).
   std::stable_sort(analysis->findings.begin(), analysis->findings.end(), ranks_before);

@@ -49,7 +49,8 @@ struct Finding {
   uint64_t bytes = 0;
   std::string detail;   // one line of extra evidence
   std::string hint;     // what to do about it
-  double severity = 0;  // host time lost per step relative to step time: the ranking key without a prediction (detectors/finding_rank.h)
+  double severity = 0;  // host time lost per step relative to step time: the ranking key without a prediction
+                        // (detectors/finding_rank.h)
 
   // Where in the program's structure it happens (segmentation/phases.h).
   int phase_index = -1;        // into Analysis::phases (the recurring phase it belongs to); -1: none
@@ -80,6 +81,9 @@ struct Finding {
   bool predicted = false;
   bool prediction_measured = false;
   std::string predicted_fix;  // the fix replayed: "read-later", "pinned-async", ... (whatif/what_if.h)
+  // The operations the fix's setting drops besides the site's calls, which
+  // the replay counted (whatif::SiteFix::drops_operations); 0: none.
+  uint32_t predicted_dropped_operations = 0;
   bool prediction_floor = false;    // the fix saves at least this (whatif::saving_is_a_floor)
   bool prediction_ceiling = false;  // the fix saves at most this (whatif::saving_is_a_ceiling); never both
   double saving_ns_per_step_low = 0, saving_ns_per_step_high = 0;

@@ -12,6 +12,7 @@ void copy_prediction(Finding& into, const Finding& from) {
   into.predicted = from.predicted;
   into.prediction_measured = from.prediction_measured;
   into.predicted_fix = from.predicted_fix;
+  into.predicted_dropped_operations = from.predicted_dropped_operations;
   into.prediction_floor = from.prediction_floor;
   into.prediction_ceiling = from.prediction_ceiling;
   into.saving_ns_per_step_low = from.saving_ns_per_step_low;
@@ -79,7 +80,8 @@ void merge_finding(Finding& into, const Finding& other, uint64_t phase_steps) {
   // all kept (a long windowed trace) can only say at least the larger count.
   const uint64_t kept_into = into.step_counts.size(), kept_other = other.step_counts.size();
   const bool all_kept = kept_into == into.steps_with && kept_other == other.steps_with;
-  into.steps_with = all_kept ? by_step.size() : std::max<uint64_t>(by_step.size(), std::max(into.steps_with, other.steps_with));
+  into.steps_with =
+      all_kept ? by_step.size() : std::max<uint64_t>(by_step.size(), std::max(into.steps_with, other.steps_with));
   if (phase_steps > 0) into.steps_with = std::min<uint64_t>(into.steps_with, phase_steps);
   into.step_counts = std::move(by_step);
   into.every_n_steps = phase_steps > 0 ? periodic_every(into.step_counts, into.steps_with, phase_steps) : 0;

@@ -8,7 +8,10 @@ void WindowedPredictions::Sum::add(const Sum& other) {
   if (!other.any) return;
   measured = measured && other.measured;  // true until a part is estimated
   bounds.add(other.bounds);
-  if (fix.empty()) fix = other.fix;
+  if (fix.empty()) {
+    fix = other.fix;
+    dropped_operations = other.dropped_operations;
+  }
   any = true;
   low += other.low;
   high += other.high;
@@ -60,6 +63,7 @@ WindowedPredictions::Sum WindowedPredictions::finding_sum(const Analysis& a, con
   s.any = true;
   s.measured = f.prediction_measured;
   s.fix = f.predicted_fix;
+  s.dropped_operations = f.predicted_dropped_operations;
   s.bounds.add(f.prediction_floor, f.prediction_ceiling);
   s.low = f.saving_ns_per_step_low * w;
   s.high = f.saving_ns_per_step_high * w;
@@ -75,6 +79,7 @@ void WindowedPredictions::apply(const Sum& sum, int phase, const PhaseInfo& info
   f->predicted = true;
   f->prediction_measured = sum.measured;
   f->predicted_fix = sum.fix;
+  f->predicted_dropped_operations = sum.dropped_operations;
   f->prediction_floor = sum.bounds.floor();
   f->prediction_ceiling = sum.bounds.ceiling();
   f->saving_ns_per_step_low = sum.low / steps;

@@ -32,6 +32,7 @@ class WindowedPredictions {
     bool measured = true;
     SavingBounds bounds;  // parts that save at least, or at most, their figure
     std::string fix;
+    uint32_t dropped_operations = 0;                     // Finding::predicted_dropped_operations
     double low = 0, high = 0, replayed = 0, weight = 0;  // step-weighted
     void add(const Sum& other);
   };

@@ -51,14 +51,15 @@ std::string prediction_html(const ProcessReport& process, const Finding& f) {
   if (line.empty()) return "";
   return "<div class=\"prediction\"><p class=\"saving\">" + html_escape(line) + "</p>" +
          pair_svg(f.replayed_step_ns, f.step_ns_without_low, f.step_ns_without_high, f.prediction_measured,
-                  "without it (" + f.predicted_fix + ")") +
+                  "without it (" + predicted_fix_words(f) + ")") +
          "</div>";
 }
 
 std::string all_fixed_html(const ProcessReport& process, size_t index) {
   for (const AllFixedPrediction& p : process.analysis.all_fixed) {
     if (p.phase_index < 0 || static_cast<size_t>(p.phase_index) != index) continue;
-    const std::string line = "<div class=\"prediction\"><p class=\"saving\">" + html_escape(all_fixed_text(p, measure_advice(*process.trace))) + "</p>";
+    const std::string line = "<div class=\"prediction\"><p class=\"saving\">" +
+                             html_escape(all_fixed_text(p, measure_advice(*process.trace))) + "</p>";
     if (!p.fits) return line + "</div>";  // no picture of a replay that does not fit
     return line +
            pair_svg(p.replayed_step_ns, p.step_ns_without_low, p.step_ns_without_high, p.measured,

@@ -83,10 +83,8 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
   if (r.known_site != nullptr) {
     nlohmann::json checked = nlohmann::json::object();
     for (const auto& [package, version] : r.known_site->checked) checked[package] = version;
-    known = {{"id", r.known_site->id},
-             {"library", r.known_site->library},
-             {"fix", r.known_site->fix},
-             {"checked", checked}};
+    known = {
+        {"id", r.known_site->id}, {"library", r.known_site->library}, {"fix", r.known_site->fix}, {"checked", checked}};
   }
   nlohmann::json waiter = nullptr;
   if (f.waiter_stack_id != 0 || f.waiter_tid != 0) {
@@ -110,9 +108,11 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"predicted_saving_us_per_step", number_or_null(f.predicted, saving / 1e3)},
       {"predicted_saving_us_per_step_range", saving_range},
       {"predicted_step_us_without", number_or_null(f.predicted, without / 1e3)},
-      {"prediction_basis", f.predicted ? nlohmann::json(f.prediction_measured ? "measured" : "host-bound")
-                                       : nlohmann::json(nullptr)},
+      {"prediction_basis",
+       f.predicted ? nlohmann::json(f.prediction_measured ? "measured" : "host-bound") : nlohmann::json(nullptr)},
       {"predicted_fix", f.predicted ? nlohmann::json(f.predicted_fix) : nlohmann::json(nullptr)},
+      {"predicted_dropped_operations",
+       f.predicted ? nlohmann::json(f.predicted_dropped_operations) : nlohmann::json(nullptr)},
       {"predicted_saving_is_floor", f.predicted ? nlohmann::json(f.prediction_floor) : nlohmann::json(nullptr)},
       {"predicted_saving_is_ceiling", f.predicted ? nlohmann::json(f.prediction_ceiling) : nlohmann::json(nullptr)},
       {"gpu_idle_us", number_or_null(f.gpu_measured, static_cast<double>(f.gpu_idle_ns) / 1e3)},
@@ -151,8 +151,8 @@ nlohmann::json finding_json(const ProcessReport& p, const ReportedFinding& r, co
       {"suppressed", suppressed},
       {"in_baseline", r.known},
       {"counted", r.counted},
-      {"saving_gate", r.saving == SavingCheck::kNotGated ? nlohmann::json(nullptr)
-                                                         : nlohmann::json(saving_check_name(r.saving))},
+      {"saving_gate",
+       r.saving == SavingCheck::kNotGated ? nlohmann::json(nullptr) : nlohmann::json(saving_check_name(r.saving))},
       {"hint", f.hint},
       {"detail", f.detail},
   };
@@ -205,16 +205,17 @@ nlohmann::json phases_json(const ProcessReport& p) {
   for (size_t i = 0; i < p.analysis.phases.size(); ++i) {
     const PhaseInfo& phase = p.analysis.phases[i];
     const UserFrame* marker = phase_marker(p, i);
-    out.push_back({{"name", phase.name},
-                   {"source", step_source_name(phase.source)},
-                   {"steps", phase.steps},
-                   {"calls_per_step", phase.calls_per_step},
-                   {"step_time_us", phase.step_ns / 1e3},
-                   {"gpu_paced_step_time_us", number_or_null(phase.gpu_paced_step_ns > 0, phase.gpu_paced_step_ns / 1e3)},
-                   {"interrupted_steps", phase.interrupted_steps},
-                   {"gpu", gpu_json(p.analysis, i)},
-                   {"all_fixed", all_fixed_json(p.analysis, i)},
-                   {"marker", marker ? user_frame_json(*marker) : nlohmann::json(nullptr)}});
+    out.push_back(
+        {{"name", phase.name},
+         {"source", step_source_name(phase.source)},
+         {"steps", phase.steps},
+         {"calls_per_step", phase.calls_per_step},
+         {"step_time_us", phase.step_ns / 1e3},
+         {"gpu_paced_step_time_us", number_or_null(phase.gpu_paced_step_ns > 0, phase.gpu_paced_step_ns / 1e3)},
+         {"interrupted_steps", phase.interrupted_steps},
+         {"gpu", gpu_json(p.analysis, i)},
+         {"all_fixed", all_fixed_json(p.analysis, i)},
+         {"marker", marker ? user_frame_json(*marker) : nlohmann::json(nullptr)}});
   }
   return out;
 }
@@ -260,7 +261,8 @@ nlohmann::json process_json(const ProcessReport& p, const ReportPolicy& policy) 
       {"gpu", gpu_json(analysis, 0)},
       {"api_counts", api_counts},
       {"findings", findings},
-      {"gate", {{"failed", p.gate_failed}, {"categories", verdicts_json(p)}, {"saving", saving_verdict_json(p, policy)}}},
+      {"gate",
+       {{"failed", p.gate_failed}, {"categories", verdicts_json(p)}, {"saving", saving_verdict_json(p, policy)}}},
   };
   if (!trace.info(info_key::kAttachMode).empty()) {
     nlohmann::json not_seen = nlohmann::json::array();

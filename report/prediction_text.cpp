@@ -66,19 +66,22 @@ std::string saving_span(double low, double high, double step_ns, bool one_figure
   const std::string span = share(low, step_ns) == share(high, step_ns)
                                ? share(high, step_ns)
                                : share(low, step_ns) + " to " + share(high, step_ns);
-  return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + span + ")" +
-         beyond;
+  return format_computed_duration(low) + " to " + format_computed_duration(high) + " a step (" + span + ")" + beyond;
 }
 
 }  // namespace
 
-const char* saving_bound_words(bool floor, bool ceiling) {
-  return floor ? "at least " : ceiling ? "at most " : "";
+const char* saving_bound_words(bool floor, bool ceiling) { return floor ? "at least " : ceiling ? "at most " : ""; }
+
+std::string predicted_fix_words(const Finding& f) {
+  if (f.predicted_dropped_operations == 0) return f.predicted_fix;
+  return f.predicted_fix + " with the setting's " + std::to_string(f.predicted_dropped_operations) +
+         " other operations";
 }
 
 std::string predicted_saving_text(const Finding& f, double step_ns, const std::string& advice) {
   if (!f.predicted) return "";
-  return "fixing it (" + f.predicted_fix + ") saves " +
+  return "fixing it (" + predicted_fix_words(f) + ") saves " +
          saving_span(f.saving_ns_per_step_low, f.saving_ns_per_step_high, step_ns, f.prediction_measured,
                      f.prediction_floor, f.prediction_ceiling) +
          ", " + basis_text(f.prediction_measured, advice);
@@ -95,8 +98,8 @@ std::string all_fixed_text(const AllFixedPrediction& p, const std::string& advic
            " recorded (" + percent + "), too far off to judge a fix (docs/what-if.md)";
   }
   return "fixing every steady finding saves " +
-         saving_span(p.saving_ns_low, p.saving_ns_high, step, p.measured, p.floor, p.ceiling) +
-         ", " + basis_text(p.measured, advice);
+         saving_span(p.saving_ns_low, p.saving_ns_high, step, p.measured, p.floor, p.ceiling) + ", " +
+         basis_text(p.measured, advice);
 }
 
 std::string not_judged_text(uint64_t findings) {

@@ -17,6 +17,12 @@ namespace syncscope {
 // timing measured instead (measure_advice, report/gpu_timeline_text.h).
 std::string predicted_saving_text(const Finding& f, double step_ns, const std::string& advice);
 
+// The fix replayed, as the text and HTML name it: "drop-read-back with the
+// setting's 7 other operations" where the replay also took the operations a
+// library setting drops (Finding::predicted_dropped_operations), so that a
+// saving far above the read's own wait says where it comes from.
+std::string predicted_fix_words(const Finding& f);
+
 // "at least " for a floor (whatif::saving_is_a_floor), "at most " for a
 // ceiling (whatif::saving_is_a_ceiling), "" otherwise: before a saving's
 // one figure, in text and HTML alike.

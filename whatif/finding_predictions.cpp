@@ -131,7 +131,8 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const bool floor = (saving_is_a_floor(*fix) && !seen_whole) || moves_loading_off_the_thread(*fix, operation);
     const SiteFix site_fix{site, *fix, dropped_operations(*fix, known)};
     drops[site] = site_fix.drops_operations;
-    out.findings[i] = FindingPrediction{*fix, predict(base, {site_fix}, &marks), floor, saving_is_a_ceiling(*fix)};
+    out.findings[i] = FindingPrediction{*fix, predict(base, {site_fix}, &marks), floor, saving_is_a_ceiling(*fix),
+                                        site_fix.drops_operations};
     fixable.emplace_back(site_of(f, site), *fix);
   }
   // "All fixed" fixes every predicted finding in each phase's steps, its

@@ -26,6 +26,9 @@ struct FindingPrediction {
   bool floor = false;
   // The fix saves at most this (saving_is_a_ceiling): side-stream.
   bool ceiling = false;
+  // The operations its setting drops besides the site's calls
+  // (SiteFix::drops_operations: GradScaler's seven under bf16).
+  uint32_t drops_operations = 0;
 };
 
 struct PhasePrediction {

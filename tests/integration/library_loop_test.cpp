@@ -149,6 +149,7 @@ std::vector<std::string> known_site_attempt() {
   }
   EXPECT_EQ((*check)["known_site"]["id"], "hf-trainer-nan-inf-filter");
   EXPECT_EQ((*check)["predicted_fix"], "drop-statement");
+  EXPECT_EQ((*check)["predicted_dropped_operations"], 0) << "the statement's own calls alone";
   EXPECT_EQ((*check)["user_frame"]["line"], kUserLine);
   EXPECT_EQ((*log)["known_site"]["id"], "hf-trainer-log-item");
   EXPECT_EQ((*log)["predicted_fix"], "every-n-steps");

@@ -294,6 +294,7 @@ std::vector<std::string> scaler_attempt() {
   }
   EXPECT_EQ((*read)["known_site"]["id"], "torch-grad-scaler-found-inf") << read->dump(1);
   EXPECT_EQ((*read)["predicted_fix"], "drop-read-back");
+  EXPECT_EQ((*read)["predicted_dropped_operations"], 7) << "the scaler's, counted and said";
   EXPECT_EQ((*read)["predicted_saving_is_floor"], true);
   const double predicted_us =
       (*read)["predicted_saving_us_per_step"].is_number() ? (*read)["predicted_saving_us_per_step"].get<double>() : 0.0;
