@@ -528,7 +528,7 @@ def line(row):
         low, _, high = scaled(row["host_bound"], b)
         text += (f" | host-bound {low:.0f}..{high:.0f}"
                  f" {'holds' if row['host_bound_holds'] else 'misses'}")
-    text += f" | {row['verdict']} ({row['rule']})"
+    text += f" | {row['verdict']} (the rule: {row['rule']})"
     if len(row["per_process_us"]) > 1:  # the spread the interval is made of
         text += "\n    per process: " + ", ".join(f"{(pb - pf) / pb:+.1%}" for pb, pf in row["per_process_us"])
     if row.get("twin_difference"):
