@@ -148,11 +148,12 @@ bool saving_is_a_ceiling(Fix fix);
 // 120.1 µs (H100, 2026-12-07). On an H100, a loop of one pinned batch copy and
 // three kernels ran 85.4 µs an iteration plain and 133.0 µs with the copy moved
 // so (medians of 15 interleaved rounds): 48 µs, about three such operations of
-// a 17 µs-per-operation loop. Timed so (2026-12-07, three calls, one or three
-// recordings each), copies_on_compute_stream.py's twin cost 83 to 89 µs a step
-// where the replay said 87, 121 and 117: the median dispatch is a central
-// figure; twice the measured median saving lay above the "at most", inside
-// the processes' 95% interval (docs/what-if.md).
+// a 17 µs-per-operation loop. Timed so (2026-12-07, four calls, one or three
+// recordings each), copies_on_compute_stream.py's twin cost 83 to 98 µs a step
+// where the replay said 87, 121, 117 and 98: the median dispatch is a central
+// figure of a broad spread (quartiles about 14 and 50 µs); twice the measured
+// median saving lay above the "at most", inside the processes' 95% interval
+// (docs/what-if.md).
 inline constexpr uint64_t kSideStreamOperations = 3;
 
 struct SiteFix {
