@@ -148,9 +148,14 @@ TEST(LaunchAggregation, TheFoldedReportEqualsFullDetail) {
   std::ifstream in(json);
   const nlohmann::json folded = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(folded.is_discarded());
-  EXPECT_EQ(finding_identities(folded), finding_identities(full.report));
   const auto& f = folded["processes"][0];
   const auto& w = full.report["processes"][0];
+  // Seen once in a clean-clone CI run (2026-12-07, fourth session): the
+  // folded reading put a site's 48 copies at 1.00 a step where the launch by
+  // launch one had 40 steady and 8 in teardown, the steps alike. The phases
+  // say where the two readings parted.
+  EXPECT_EQ(finding_identities(folded), finding_identities(full.report))
+      << "phases folded: " << f["phases"].dump() << "\nphases launch by launch: " << w["phases"].dump();
   EXPECT_EQ(f["events"], w["events"]);
   EXPECT_EQ(f["launches"], w["launches"]);
   EXPECT_EQ(f["steps"]["count"], w["steps"]["count"]);
