@@ -97,10 +97,9 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
   Predictions out;
   out.findings.resize(analysis.findings.size());
   const std::map<int, Steps> phases = steps_by_phase(analysis);
-  // Every predicted finding's site and fix, whatever its phase, and the
-  // operations its setting drops besides (SiteFix::drops_operations).
+  // Every predicted finding's site and fix, whatever its phase.
   std::vector<std::pair<SiteSpec, Fix>> fixable;
-  std::map<uint32_t, uint32_t> drops;
+  auto known_of = [&](size_t finding) { return finding < known_sites.size() ? known_sites[finding] : nullptr; };
   // Each phase's program and the baseline its fixes are compared with, made
   // once for all of its findings, and the statements of read-backs in it.
   std::map<int, std::pair<TraceProgram, Baseline>> built;
@@ -117,8 +116,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     if (f.phase != Phase::kSteady || f.stack_id == 0) continue;
     auto steps = phases.find(f.phase_index);
     const Operation operation = i < operations.size() ? operations[i] : Operation::kUnknown;
-    const KnownSite* known = i < known_sites.size() ? known_sites[i] : nullptr;
-    std::optional<Fix> fix = fix_for(f, operation, known);
+    std::optional<Fix> fix = fix_for(f, operation, known_of(i));
     if (steps == phases.end() || steps->second.size() < 2 || !fix) continue;
     const auto& [program, base] = program_of(f.phase_index, steps->second);
     const uint32_t site = static_cast<uint32_t>(i + 1);
@@ -129,8 +127,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     const bool seen_whole = part == StatementPart::kWhole && span != nullptr && whole_statement(*span);
     const OpMarks marks = marks_for(program, statements[f.phase_index], {{site_of(f, site), *fix}});
     const bool floor = (saving_is_a_floor(*fix) && !seen_whole) || moves_loading_off_the_thread(*fix, operation);
-    const SiteFix site_fix{site, *fix, dropped_operations(*fix, known)};
-    drops[site] = site_fix.drops_operations;
+    const SiteFix site_fix{site, *fix, dropped_operations(*fix, known_of(i))};
     out.findings[i] = FindingPrediction{*fix, predict(base, {site_fix}, &marks), floor, saving_is_a_ceiling(*fix),
                                         site_fix.drops_operations};
     fixable.emplace_back(site_of(f, site), *fix);
@@ -159,7 +156,7 @@ Predictions predict_findings(const ProcessTrace& trace, const Analysis& analysis
     std::vector<size_t> changed;
     for (const auto& [spec, fix] : in_order) {
       if (!marked[spec.site]) continue;
-      fixes.push_back({spec.site, fix, drops[spec.site]});
+      fixes.push_back({spec.site, fix, dropped_operations(fix, known_of(spec.site - 1))});
       changed.push_back(spec.site - 1);
     }
     const bool own = std::any_of(fixable.begin(), fixable.end(), [&](const auto& sf) {

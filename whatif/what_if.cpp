@@ -121,12 +121,8 @@ std::vector<uint64_t> work_between_statement_calls(const Program& program, const
 }
 
 Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, const OpMarks* marks) {
-  std::unordered_map<uint32_t, Fix> fix_of;
-  std::unordered_map<uint32_t, uint32_t> drops_of;
-  for (const SiteFix& f : fixes) {
-    fix_of[f.site] = f.fix;
-    if (f.drops_operations > 0) drops_of[f.site] = f.drops_operations;
-  }
+  std::unordered_map<uint32_t, SiteFix> fix_of;
+  for (const SiteFix& f : fixes) fix_of[f.site] = f;
   std::vector<uint32_t> site_of_op;
   if (marks != nullptr) {
     site_of_op = marks->site;
@@ -147,8 +143,10 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
   });
   const bool moves_copies =
       std::any_of(fixes.begin(), fixes.end(), [](const SiteFix& f) { return f.fix == Fix::kSideStream; });
-  const bool costs_operations = moves_copies || !drops_of.empty();
-  const uint64_t added_call_ns = adds_calls || costs_operations ? median_launch_call_ns(program) : 0;
+  const bool drops_operations =
+      std::any_of(fixes.begin(), fixes.end(), [](const SiteFix& f) { return f.drops_operations > 0; });
+  const bool costs_operations = moves_copies || drops_operations;
+  const uint64_t added_call_ns = adds_calls || drops_operations ? median_launch_call_ns(program) : 0;
   const uint64_t dispatch = costs_operations ? operation_dispatch_ns(program) : 0;
   // The host work of operations a setting drops besides its site's calls
   // (SiteFix::drops_operations), not yet taken off the ops after the site.
@@ -167,7 +165,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
     // fixed-shape statement's, from its read-back on).
     if (i < statement_host_ns.size()) op.host_before_ns -= std::min(op.host_before_ns, statement_host_ns[i]);
     auto it = op.site != 0 ? fix_of.find(op.site) : fix_of.end();
-    if (it != fix_of.end() && statement_part(it->second) != StatementPart::kNone) {
+    if (it != fix_of.end() && statement_part(it->second.fix) != StatementPart::kNone) {
       // What came before the statement stays, carried to the next op kept
       // when its first call goes (a sync).
       const uint64_t before = op.host_before_ns + carried;
@@ -197,7 +195,7 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
       out.ops.push_back(op);
       continue;
     }
-    switch (it->second) {
+    switch (it->second.fix) {
       case Fix::kEveryNSteps:
       case Fix::kDropStatement:
       case Fix::kFixedShape:
@@ -238,12 +236,12 @@ Program apply_fixes(const Program& program, const std::vector<SiteFix>& fixes, c
         carried = op.host_before_ns;
         continue;
       case Fix::kDropReadBack:
-        if (auto drops = drops_of.find(op.site); drops != drops_of.end() && (i == 0 || site_of_op[i - 1] != op.site)) {
+        if (i == 0 || site_of_op[i - 1] != op.site) {
           // Once an execution, the setting's other operations: each what
           // one launching operation costs this program's host, its
           // dispatch and its launch call, taken off the host work of the
           // ops that follow (where they ran is not recorded).
-          dropped_work += drops->second * (dispatch + added_call_ns);
+          dropped_work += it->second.drops_operations * (dispatch + added_call_ns);
         }
         carried = op.host_before_ns;
         continue;

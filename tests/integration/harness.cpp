@@ -154,10 +154,6 @@ uint32_t python_line(const ProcessTrace& trace, uint32_t stack, const std::strin
   return 0;
 }
 
-}  // namespace syncscope::testing
-
-namespace syncscope::testing {
-
 void expect_an_attempt_holds(const std::function<std::vector<std::string>()>& attempt, int attempts) {
   std::string misses;
   for (int i = 1; i <= attempts; ++i) {

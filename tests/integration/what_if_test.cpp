@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,13 +23,12 @@ namespace {
 
 constexpr int kSteps = 150;
 
-double plain_step_us(const std::string& mode, const std::string& variant) {
-  RunResult r = run({example("readback_twins"), mode, variant, std::to_string(kSteps)}, fake_runtime_env());
+// The mean step a twin printed (step_us=MEAN), run plain: 0 when it did not.
+double plain_step_us(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+  RunResult r = run(argv, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  double step = 0;
   const size_t at = r.out.find("step_us=");
-  if (at != std::string::npos) step = std::stod(r.out.substr(at + 8));
-  return step;
+  return at == std::string::npos ? 0 : std::stod(r.out.substr(at + 8));
 }
 
 double median(std::vector<double> v) {
@@ -41,14 +41,25 @@ struct Measured {
   double saving_us() const { return broken_us - fixed_us; }
 };
 
-// Three interleaved runs of each twin, medians.
-Measured measure(const std::string& mode) {
+// Three interleaved plain runs of each twin (`argv_of(variant)`), medians.
+Measured measure_twins(const std::function<std::vector<std::string>(const std::string&)>& argv_of,
+                       const std::map<std::string, std::string>& env, const std::string& broken_variant,
+                       const std::string& fixed_variant) {
   std::vector<double> broken, fixed;
   for (int round = 0; round < 3; ++round) {
-    broken.push_back(plain_step_us(mode, "broken"));
-    fixed.push_back(plain_step_us(mode, "fixed"));
+    broken.push_back(plain_step_us(argv_of(broken_variant), env));
+    fixed.push_back(plain_step_us(argv_of(fixed_variant), env));
   }
   return {median(broken), median(fixed)};
+}
+
+// examples/cpp/readback_twins.cu's twins of one mode.
+Measured measure(const std::string& mode) {
+  return measure_twins(
+      [&](const std::string& variant) {
+        return std::vector<std::string>{example("readback_twins"), mode, variant, std::to_string(kSteps)};
+      },
+      fake_runtime_env(), "broken", "fixed");
 }
 
 const whatif::FindingPrediction* read_back_prediction(const Analysis& analysis,
@@ -141,11 +152,11 @@ std::map<std::string, std::string> python_env() {
   return env;
 }
 
-double plain_print_step_us(const std::string& variant) {
-  RunResult r = run({"/usr/bin/env", "python3", kPrintLoop, std::to_string(kPrintSteps), variant}, python_env());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  const size_t at = r.out.find("step_us=");
-  return at == std::string::npos ? 0 : std::stod(r.out.substr(at + 8));
+// A Python twin of this folder's stand-ins, its variant last.
+std::function<std::vector<std::string>(const std::string&)> python_twin(const std::string& script, int steps) {
+  return [script, steps](const std::string& variant) {
+    return std::vector<std::string>{"/usr/bin/env", "python3", script, std::to_string(steps), variant};
+  };
 }
 
 // The prediction for each of the print's read-backs (one per site, the
@@ -207,12 +218,8 @@ std::vector<whatif::FindingPrediction> print_predictions(bool line_events, doubl
 // predictions are (a floor or not, which fix) fails the test at once.
 std::vector<std::string> print_attempt() {
   std::vector<std::string> short_of;
-  std::vector<double> broken, fixed;
-  for (int round = 0; round < 3; ++round) {
-    broken.push_back(plain_print_step_us("broken"));
-    fixed.push_back(plain_print_step_us("fixed"));
-  }
-  const double saving = (median(broken) - median(fixed)) * 1e3;
+  const Measured measured = measure_twins(python_twin(kPrintLoop, kPrintSteps), python_env(), "broken", "fixed");
+  const double saving = measured.saving_us() * 1e3;
   if (saving <= 0) return {"the fixed twin measured no faster: saving " + std::to_string(saving / 1e3) + " us"};
   double waits_us = 0;
   // The formatter's Python work before its first read-back and after its
@@ -222,7 +229,7 @@ std::vector<std::string> print_attempt() {
     std::printf(
         "print: measured %.0f -> %.0f us (saving %.0f); from calls alone predicted %.0f us (%s); "
         "its waits %.0f us a step\n",
-        median(broken), median(fixed), saving / 1e3, p.prediction.saving_low_ns / 1e3,
+        measured.broken_us, measured.fixed_us, saving / 1e3, p.prediction.saving_low_ns / 1e3,
         whatif::basis_name(p.prediction.basis), waits_us);
     EXPECT_TRUE(p.floor);
     if (p.prediction.saving_low_ns >= 0.85 * saving) {
@@ -259,20 +266,9 @@ TEST(WhatIf, PrintingEveryStepPredictsTheWholeStatement) { expect_an_attempt_hol
 // of what bf16 saves.
 const std::string kScalerLoop = SYNCSCOPE_SOURCE_DIR "/tests/integration/python/scaler_loop.py";
 
-double plain_scaler_step_us(const std::string& precision) {
-  RunResult r = run({"/usr/bin/env", "python3", kScalerLoop, "150", precision}, python_env());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  const size_t at = r.out.find("step_us=");
-  return at == std::string::npos ? 0 : std::stod(r.out.substr(at + 8));
-}
-
 std::vector<std::string> scaler_attempt() {
-  std::vector<double> fp16, bf16;
-  for (int round = 0; round < 3; ++round) {
-    fp16.push_back(plain_scaler_step_us("fp16"));
-    bf16.push_back(plain_scaler_step_us("bf16"));
-  }
-  const double saving_us = median(fp16) - median(bf16);
+  const Measured measured = measure_twins(python_twin(kScalerLoop, 150), python_env(), "fp16", "bf16");
+  const double saving_us = measured.saving_us();
   if (saving_us <= 0) return {"bf16 measured no faster: saving " + std::to_string(saving_us) + " us"};
   const std::string dir = fresh_dir("what-if-scaler");
   RunResult r = run({syncscope_bin(), "run", "--no-report", "-o", dir + "/t", "--format", "json=" + dir + "/r.json",
@@ -301,7 +297,7 @@ std::vector<std::string> scaler_attempt() {
   const double blocked_us =
       (*read)["host_blocked_us_per_step"].is_number() ? (*read)["host_blocked_us_per_step"].get<double>() : 0.0;
   std::printf("scaler: measured %.0f -> %.0f us (saving %.0f); predicted at least %.0f us; the read blocked %.0f us\n",
-              median(fp16), median(bf16), saving_us, predicted_us, blocked_us);
+              measured.broken_us, measured.fixed_us, saving_us, predicted_us, blocked_us);
   EXPECT_LT(blocked_us * 4, saving_us) << "the read alone is a small part of what bf16 saves";
   if (std::abs(predicted_us - saving_us) > 0.25 * saving_us) {
     return {"predicted " + std::to_string(predicted_us) + " us, not within 25% of the measured " +
