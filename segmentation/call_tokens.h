@@ -21,6 +21,13 @@ inline bool is_pattern_call(const Event& e) {
          f != ApiFamily::kMarker && (e.flags & kFlagCapturing) == 0;
 }
 
+// Work queued on a stream without another call's company: a launch, a
+// memset (a folded run of launches is one).
+inline bool is_queued_work(const Event& e) {
+  const ApiFamily f = api_family(e.api);
+  return f == ApiFamily::kLaunch || f == ApiFamily::kMemset;
+}
+
 // A call of `id` that succeeded.
 inline bool is_api(const Event& e, ApiId id) { return e.api == static_cast<uint16_t>(id) && !(e.flags & kFlagError); }
 

@@ -51,11 +51,6 @@ bool is_unusual_step(double ns, double calls, double median_ns, double median_ca
          calls > median_calls + std::max(kMinExtraCalls, kExtraCallsShare * median_calls);
 }
 
-bool is_queued_work(const Event& e) {
-  const ApiFamily f = api_family(e.api);
-  return f == ApiFamily::kLaunch || f == ApiFamily::kMemset;
-}
-
 // The calls of a step left once the ordinary step's are taken out, from the
 // end; in order. Folded, the same launches may be cut into runs otherwise in
 // an unusual step (a run that spans an update and the next forward where no

@@ -21,6 +21,12 @@ constexpr size_t kMinPassKernels = 2;
 // A step is like the piece's first when at least 1/this of its calls are
 // the same call at the same place.
 constexpr size_t kLikeFirstShareInverse = 2;
+// The main phase's runs begin where the longest piece's steps begin, judged
+// on up to this many calls of its first step (StepCutter::align_start).
+constexpr size_t kAlignCalls = 32;
+// ... over at most this many shifts (a step of 65,536 calls would cost 2M
+// comparisons a run).
+constexpr size_t kMaxAlignShifts = 4096;
 
 // Cuts the runs of one period search into pieces of like steps and adds
 // their steps. Its steps, in the order the search runs them:
@@ -136,19 +142,53 @@ class StepCutter {
   // parameters copied and synced one by one) are not steps of the training
   // loop that repeats at the same period later.
   void emit_pieces() {
+    size_t shift = 0;
     size_t longest = pieces_.size();
     for (size_t i = 0; i < pieces_.size(); ++i) {
       const size_t steps = (pieces_[i].second - pieces_[i].first) / p_;
       if (longest == pieces_.size() || steps > (pieces_[longest].second - pieces_[longest].first) / p_) longest = i;
     }
     for (size_t i = 0; i < pieces_.size(); ++i) {
+      // A run's pieces (contiguous: cut where a step is unlike the first)
+      // move together, by the shift that aligns the run's first piece.
+      const bool starts_a_run = i == 0 || pieces_[i].first != pieces_[i - 1].second;
+      if (starts_a_run && region_of_ == nullptr) {
+        shift = align_start(pieces_[longest].first, pieces_[i].first) - pieces_[i].first;
+      }
       if (region_of_ == nullptr && i != longest && !same_calls(pieces_[longest].first, pieces_[i].first)) continue;
-      emit(pieces_[i].first, pieces_[i].second);
+      // The run's last piece ends as much later, short of the next run.
+      const bool ends_a_run = i + 1 == pieces_.size() || pieces_[i + 1].first != pieces_[i].second;
+      const size_t limit = i + 1 < pieces_.size() ? pieces_[i + 1].first : n_;
+      const size_t end = std::min(ends_a_run ? limit : n_, pieces_[i].second + shift);
+      emit(pieces_[i].first + shift, end);
     }
     pieces_.clear();
   }
 
  private:
+  // Where a run's piece that begins at b starts its first step: the shift
+  // within a period at which its calls best match the first calls of the
+  // longest piece's first step (at `canonical`), where that matches better
+  // than b itself. A run of the loop's period may resume inside the extra
+  // work before it (an eval pass of identical layers half-matches a
+  // training step one period on): steps laid from there would take the
+  // pass's last batches into the loop.
+  size_t align_start(size_t canonical, size_t b) const {
+    const size_t width = std::min(p_, kAlignCalls);
+    auto matches_at = [&](size_t start) {
+      size_t same = 0;
+      for (size_t j = 0; j < width && start + j < n_; ++j) same += seq_.tokens[start + j] == seq_.tokens[canonical + j];
+      return same;
+    };
+    size_t best = b, best_same = matches_at(b);
+    const size_t shifts = std::min(p_, kMaxAlignShifts);
+    for (size_t s = b + 1; s < b + shifts && s + width <= n_ && best_same < width; ++s) {
+      const size_t same = matches_at(s);
+      if (same > best_same) best = s, best_same = same;
+    }
+    return best;
+  }
+
   bool same_calls(size_t a, size_t b) const {
     std::unordered_map<uint32_t, int> count;
     for (size_t j = 0; j < p_; ++j) ++count[seq_.tokens[a + j]];

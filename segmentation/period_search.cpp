@@ -86,7 +86,7 @@ constexpr size_t kRareCandidates = 8;
 // Candidate periods: the most common distances between a token and its
 // previous occurrence, and those of the rarer tokens' earlier occurrences.
 std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, const std::vector<uint64_t>& calls,
-                                        uint64_t all_calls, uint32_t max_period, size_t keep) {
+                                        uint64_t all_calls, uint32_t min_period, uint32_t max_period, size_t keep) {
   uint32_t max_token = 0;
   for (uint32_t t : tokens) max_token = std::max(max_token, t);
   const size_t kinds = size_t{max_token} + 1;
@@ -98,7 +98,7 @@ std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, con
     const uint32_t t = tokens[i];
     if (previous[t] >= 0) {
       const size_t d = i - static_cast<size_t>(previous[t]);
-      if (d <= max_period) ++histogram[d];
+      if (d >= min_period && d <= max_period) ++histogram[d];
       if (votes[t] == 0) {
         usual[t] = static_cast<uint32_t>(std::min<size_t>(d, UINT32_MAX)), votes[t] = 1;
       } else {
@@ -123,7 +123,7 @@ std::vector<uint32_t> candidate_periods(const std::vector<uint32_t>& tokens, con
       const int64_t at = ring[(next[t] + kMaxBack - back) % kMaxBack];
       if (at < 0 || i - static_cast<size_t>(at) > max_period) break;
       const size_t d = i - static_cast<size_t>(at);
-      if (usual[t] == 0 || d % usual[t] != 0) ++rare[d];
+      if (d >= min_period && (usual[t] == 0 || d % usual[t] != 0)) ++rare[d];
     }
     ring[next[t]] = static_cast<int64_t>(i);
     next[t] = static_cast<uint8_t>((next[t] + 1) % kMaxBack);
@@ -196,7 +196,8 @@ size_t best_candidate(const std::vector<Score>& scores, const std::vector<bool>&
     }
   }
   if (best < scores.size() && best_full < scores.size() && scores[best].regular_coverage < max_regular &&
-      static_cast<double>(scores[best_full].matches) >= kFullCoveragePreference * static_cast<double>(scores[best].matches)) {
+      static_cast<double>(scores[best_full].matches) >=
+          kFullCoveragePreference * static_cast<double>(scores[best].matches)) {
     return best_full;
   }
   return best;
@@ -240,7 +241,8 @@ PeriodSearch find_repeats(const std::vector<uint32_t>& tokens, const PeriodOptio
     calls[tokens[i]] += w;
     all_calls += w;
   }
-  std::vector<uint32_t> candidates = candidate_periods(tokens, calls, all_calls, max_period, options.max_candidates);
+  std::vector<uint32_t> candidates =
+      candidate_periods(tokens, calls, all_calls, options.min_period, max_period, options.max_candidates);
   if (candidates.empty()) return result;
   std::vector<uint32_t> seen(size_t{max_token} + 1, 0);
   // Coverage counts the calls made regularly: a checkpoint's calls, made

@@ -40,6 +40,7 @@ struct PeriodOptions {
   double window_match = 0.75;  // share of a period-long window that must repeat (noise tolerance)
   size_t max_candidates = 24;  // most common distances tried
   uint32_t max_period = 1u << 16;
+  uint32_t min_period = 1;  // shorter periods are no candidates (segmentation/sub_phases.cpp: past a layer's)
   // The calls each token stands for (a folded run of launches stands for
   // its launches: trace/event.h); nullptr: one each. How often a call is
   // made (rare, regular: below) is counted in calls, so that a checkpoint

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "segmentation/period_search.h"
 #include "segmentation/pattern_steps.h"
+#include "segmentation/period_search.h"
 
 namespace syncscope::segmentation {
 namespace {
@@ -18,6 +18,15 @@ constexpr size_t kMinSearchedCalls = 2 * PeriodOptions{}.min_repeats;
 // steps).
 constexpr double kStretchPeriodInverse = 2;
 constexpr double kMinSubPhasePeriod = 2.0;
+// A pass's batch makes a call besides its launches (the batch's upload, a
+// loss read); a layer inside the batch's forward is launches alone and
+// repeats more often. A period whose repeats hold such a call, recurring
+// one period later, in fewer than this share of their periods repeats
+// launches alone (a checkpoint's copies among the layers do not make it a
+// batch's): the search goes past it, up to kMaxLongerSearches times, for
+// one that repeats a call.
+constexpr double kMinPeriodsWithACall = 0.5;
+constexpr int kMaxLongerSearches = 3;
 
 // The picked calls as a sequence of their own; *region_of gets each one's region.
 ThreadTokens picked_sequence(const ThreadTokens& main_seq, const Picked& picked, std::vector<uint32_t>* region_of) {
@@ -39,6 +48,35 @@ uint32_t max_sub_phase_period(const Picked& picked) {
     if (l > 0) used.push_back(l);
   }
   return static_cast<uint32_t>(std::max(kMinSubPhasePeriod, median(used) / kStretchPeriodInverse));
+}
+
+// Whether the repeats with period `found.period` hold, in most of their
+// periods (kMinPeriodsWithACall), a call other than queued work
+// (segmentation/call_tokens.h) that recurs one period later.
+bool repeats_a_call(const std::vector<Event>& events, const ThreadTokens& seq, const PeriodSearch& found) {
+  size_t periods = 0, with_a_call = 0;
+  for (const RepeatRun& run : found.runs) {
+    periods += (run.end - run.begin) / found.period;
+    for (size_t k = run.begin; k + found.period < run.end; ++k) {
+      with_a_call += seq.tokens[k] == seq.tokens[k + found.period] && !is_queued_work(events[seq.event_index[k]]);
+    }
+  }
+  return static_cast<double>(with_a_call) >= kMinPeriodsWithACall * static_cast<double>(periods);
+}
+
+// The repeats of `seq`: the dominant period's, unless it repeats launches
+// alone (a layer's) and a longer period repeats another call too (a batch's,
+// kMaxLongerSearches).
+PeriodSearch pass_repeats(const std::vector<Event>& events, const ThreadTokens& seq, PeriodOptions options) {
+  const PeriodSearch found = find_repeats(seq.tokens, options);
+  PeriodSearch longer = found;
+  for (int search = 0; search < kMaxLongerSearches && longer.period != 0 && !repeats_a_call(events, seq, longer);
+       ++search) {
+    options.min_period = longer.period + 1;
+    longer = find_repeats(seq.tokens, options);
+    if (longer.period != 0 && repeats_a_call(events, seq, longer)) return longer;
+  }
+  return found;
 }
 
 // What is left of `seq` (and its regions) outside the runs `found`, for the
@@ -71,7 +109,7 @@ std::vector<PhaseSteps> sub_phases(const std::vector<Event>& events, const Threa
   for (int round = 0; round < kMaxSubPhases && seq.tokens.size() >= kMinSearchedCalls; ++round) {
     options.weights = seq.weights_or_null();
     options.kinds = seq.kinds.empty() ? nullptr : &seq.kinds;
-    PeriodSearch found = find_repeats(seq.tokens, options);
+    PeriodSearch found = pass_repeats(events, seq, options);
     if (found.period == 0) break;
     PhaseSteps phase;
     steps_from_runs(events, seq, found, &region_of, 0, &phase);

@@ -144,6 +144,8 @@ class Program {
   void upload(uint32_t site) {
     s_.copy(ApiId::cudaMemcpyAsync, Direction::kHostToDevice, HostMem::kPinned, 1 << 16, true, site).tid = kMain;
   }
+  // A stream sync at `site` that waits `ns`.
+  void sync(uint32_t site, uint64_t ns) { s_.call(ApiId::cudaStreamSynchronize, ns, 0x100, site).tid = kMain; }
   void idle(uint64_t ns) { s_.idle(ns); }
   const std::vector<Event>& events() const { return s_.events(); }
   ProcessTrace trace() const { return as_trace(s_.events()); }
@@ -583,6 +585,64 @@ TEST_P(ProgramShapes, ShortEvalPassesAndACheckpointInsideTheLoop) {
   EXPECT_EQ(checkpoint->phase_index, 0) << "the checkpoint belongs to the training loop";
   EXPECT_EQ(checkpoint->every_n_steps, 20u);
   EXPECT_EQ(a.phases.size(), 2u) << "train and eval, no phase made of the save loop";
+}
+
+// examples/cpp/training_loop.cu as its recording holds it: no marker (a
+// C++ program), steps found by their pattern; each step four micro-batches
+// (an upload, a forward of 12 identical 4-kernel layers, their backward),
+// the optimizer's 24 launches; the loss read every 10 steps, an eval of 8
+// batches (an upload of its own, a forward) every 50, a checkpoint every
+// 100; the last step evaluates and checkpoints too. Launch by launch, the
+// calls between the loop's runs hold a step's leftovers besides the eval,
+// and a layer's 4 kernels repeated more often there than the eval's batch:
+// the "eval" phase was 587 steps of one layer each, some eval uploads in the
+// loop and the last pass in teardown, where the folded reading (each batch's
+// forward one run) found the 48 batches. A clean-clone CI run compared the two.
+constexpr uint32_t kUploadSite = 21, kEvalUploadSite = 23, kEvalSyncSite = 25;
+
+Program training_loop_shape(int steps) {
+  Program p(Marks::kNone, kMain);
+  auto layers = [&](uint64_t first_kernel, int kernels) {
+    for (int l = 0; l < 12; ++l) {
+      for (int k = 0; k < kernels; ++k) p.launch(first_kernel + static_cast<uint64_t>(k));
+    }
+  };
+  for (int step = 1; step <= steps; ++step) {
+    p.idle(200000);  // the host's own work of a step
+    for (int micro = 0; micro < 4; ++micro) {
+      p.upload(kUploadSite);
+      layers(10, 4);  // forward
+      layers(20, 4);  // backward
+    }
+    layers(30, 2);  // optimizer
+    if (step % 10 == 0) p.item(kItemSite);
+    if (step % 50 == 0) {
+      for (int batch = 0; batch < 8; ++batch) {
+        p.upload(kEvalUploadSite);
+        layers(10, 4);
+      }
+      p.sync(kEvalSyncSite, 100000);
+    }
+    if (step % 100 == 0) p.checkpoint();
+  }
+  return p;
+}
+
+TEST_P(ProgramShapes, EvalBatchesOfIdenticalLayersByPattern) {
+  Program p = training_loop_shape(300);
+  Analysis a = analyze(p.trace());
+  ASSERT_FALSE(a.phases.empty());
+  EXPECT_EQ(a.phases[0].source, StepSource::kPattern);
+  EXPECT_EQ(a.phases[0].calls_per_step, 412u);
+  const Finding* upload = find(a, kEvalUploadSite);
+  ASSERT_NE(upload, nullptr);
+  const PhaseInfo* eval = phase_of(a, upload);
+  ASSERT_NE(eval, nullptr);
+  EXPECT_NE(upload->phase_index, 0) << "the eval's uploads are a phase of their own";
+  EXPECT_EQ(upload->count, 48u) << "every eval batch, the last pass's too";
+  EXPECT_EQ(eval->calls_per_step, 49u) << "an eval step is a batch: its upload and forward, not a layer";
+  EXPECT_NEAR(upload->per_step, 1.0, 0.05);
+  EXPECT_EQ(find(a, kEvalUploadSite, Phase::kTeardown), nullptr);
 }
 
 // word_language_model: no torch.optim (a manual SGD update on the main
