@@ -54,11 +54,16 @@ uint32_t max_sub_phase_period(const Picked& picked) {
 // periods (kMinPeriodsWithACall), a call other than queued work
 // (segmentation/call_tokens.h) that recurs one period later.
 bool repeats_a_call(const std::vector<Event>& events, const ThreadTokens& seq, const PeriodSearch& found) {
+  const size_t p = found.period;
   size_t periods = 0, with_a_call = 0;
   for (const RepeatRun& run : found.runs) {
-    periods += (run.end - run.begin) / found.period;
-    for (size_t k = run.begin; k + found.period < run.end; ++k) {
-      with_a_call += seq.tokens[k] == seq.tokens[k + found.period] && !is_queued_work(events[seq.event_index[k]]);
+    for (size_t start = run.begin; start + p <= run.end; start += p, ++periods) {
+      for (size_t k = start; k < start + p && k + p < run.end; ++k) {
+        if (seq.tokens[k] == seq.tokens[k + p] && !is_queued_work(events[seq.event_index[k]])) {
+          ++with_a_call;
+          break;
+        }
+      }
     }
   }
   return static_cast<double>(with_a_call) >= kMinPeriodsWithACall * static_cast<double>(periods);
@@ -69,12 +74,14 @@ bool repeats_a_call(const std::vector<Event>& events, const ThreadTokens& seq, c
 // kMaxLongerSearches).
 PeriodSearch pass_repeats(const std::vector<Event>& events, const ThreadTokens& seq, PeriodOptions options) {
   const PeriodSearch found = find_repeats(seq.tokens, options);
-  PeriodSearch longer = found;
-  for (int search = 0; search < kMaxLongerSearches && longer.period != 0 && !repeats_a_call(events, seq, longer);
-       ++search) {
-    options.min_period = longer.period + 1;
-    longer = find_repeats(seq.tokens, options);
-    if (longer.period != 0 && repeats_a_call(events, seq, longer)) return longer;
+  if (found.period == 0 || repeats_a_call(events, seq, found)) return found;
+  uint32_t last = found.period;
+  for (int search = 0; search < kMaxLongerSearches; ++search) {
+    options.min_period = last + 1;
+    PeriodSearch longer = find_repeats(seq.tokens, options);
+    if (longer.period == 0) break;
+    if (repeats_a_call(events, seq, longer)) return longer;
+    last = longer.period;
   }
   return found;
 }

@@ -90,10 +90,7 @@ class Program {
     return e;
   }
   // .item(): D2H copy into pinned memory, then a stream sync, one site.
-  void item(uint32_t site) {
-    s_.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 4, true, site).tid = kMain;
-    s_.call(ApiId::cudaStreamSynchronize, 20000, 0x100, site).tid = kMain;
-  }
+  void item(uint32_t site) { long_item(site, 20000); }
   // The forward pass's host time (Python, the data) before its launches: a
   // millisecond and more in a real model, so that steps and eval passes
   // take the time real ones do relative to their launches.
@@ -126,7 +123,7 @@ class Program {
     for (int t = 0; t < 4; ++t) {
       s_.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPageable, 1 << 20, true, kCheckpointSite)
           .tid = kMain;
-      s_.call(ApiId::cudaStreamSynchronize, 50000, 0x100, kCheckpointSite).tid = kMain;
+      sync(kCheckpointSite, 50000);
     }
   }
   void eval(int batches, int layers) {
@@ -138,7 +135,7 @@ class Program {
   // A read-back that waits `ns` for the GPU (it ran ahead by several steps).
   void long_item(uint32_t site, uint64_t ns) {
     s_.copy(ApiId::cudaMemcpyAsync, Direction::kDeviceToHost, HostMem::kPinned, 4, true, site).tid = kMain;
-    s_.call(ApiId::cudaStreamSynchronize, ns, 0x100, site).tid = kMain;
+    sync(site, ns);
   }
   // A batch's upload from pinned memory, asynchronous.
   void upload(uint32_t site) {
